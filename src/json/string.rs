@@ -1,0 +1,96 @@
+//! JSON strings: the strict scan (escapes, control characters) and the structural skip.
+//!
+//! Neither checks UTF-8: strict mode validates the whole message up front (one fast pass,
+//! see `scan::message`), and envelope mode checks the few strings it reads with
+//! [`super::utf8::validate`].
+
+use super::JsonError;
+use crate::simd;
+
+/// Scans the string whose opening quote is at `open`. Returns the offset after the closing
+/// quote and whether the string contains an escape.
+#[inline]
+pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+    let mut i = open + 1;
+    let mut escaped = false;
+    loop {
+        i = simd::find_string_special(buf, i);
+        match buf.get(i) {
+            Some(b'"') => return Ok((i + 1, escaped)),
+            Some(b'\\') => {
+                escaped = true;
+                i = escape(buf, i)?;
+            }
+            // A raw control character (0x00-0x1F).
+            Some(_) => return Err(JsonError::unexpected(buf, i)),
+            None => return Err(JsonError::eof(buf.len())),
+        }
+    }
+}
+
+/// Checks the escape whose backslash is at `at`; returns the offset after it.
+#[inline]
+fn escape(buf: &[u8], at: usize) -> Result<usize, JsonError> {
+    match buf.get(at + 1) {
+        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),
+        Some(b'u') => {
+            for k in at + 2..at + 6 {
+                match buf.get(k) {
+                    Some(h) if h.is_ascii_hexdigit() => {}
+                    _ => return Err(JsonError::unexpected(buf, k)),
+                }
+            }
+            Ok(at + 6)
+        }
+        _ => Err(JsonError::unexpected(buf, at + 1)),
+    }
+}
+
+/// Skips the string whose opening quote is at `open`, only matching quotes and backslashes
+/// (envelope mode). Returns the offset after the closing quote.
+#[inline]
+pub(crate) fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonError> {
+    let mut i = open + 1;
+    loop {
+        let rest = buf.get(i..).unwrap_or_default();
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) => {
+                i += k;
+                if buf.get(i) == Some(&b'"') {
+                    return Ok(i + 1);
+                }
+                i += 2;
+            }
+            None => return Err(JsonError::eof(buf.len())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Reason;
+
+    #[test]
+    fn strict_strings() {
+        assert_eq!(scan_strict(br#""abc""#, 0), Ok((5, false)));
+        assert_eq!(scan_strict(br#""a\"b""#, 0), Ok((6, true)));
+        assert_eq!(scan_strict(br#""\u00e9\ud800""#, 0), Ok((14, true)));
+        assert_eq!(scan_strict("\"é\"".as_bytes(), 0), Ok((4, false)));
+        let err = |s: &[u8]| scan_strict(s, 0).unwrap_err();
+        assert_eq!(err(b"\"a\x01\"").offset(), 2);
+        assert_eq!(err(b"\"a\\x\"").offset(), 3);
+        assert_eq!(err(b"\"\\u12g4\"").offset(), 5);
+        assert_eq!(err(b"\"abc").offset(), 4);
+        assert_eq!(err(b"\"\\").reason(), Reason::Syntax);
+        assert_eq!(err(b"\"\\u12").offset(), 5);
+    }
+
+    #[test]
+    fn structural_strings() {
+        assert_eq!(skip_structural(br#""a\"b" x"#, 0), Ok(6));
+        assert_eq!(skip_structural(br#""\\" x"#, 0), Ok(4));
+        assert!(skip_structural(br#""\"#, 0).is_err());
+        assert!(skip_structural(br#""abc"#, 0).is_err());
+    }
+}

@@ -1,0 +1,395 @@
+//! The top-level walk: find the six envelope members, read `jsonrpc`, `id`, `method` and
+//! the error object strictly, skip everything else, then apply SPEC §3.
+//!
+//! The walk only collects facts; verdicts are decided in [`decide`] once the whole text is
+//! known to be JSON, so a -32600 reason never hides a -32700 one further on.
+
+use super::{skip, ws};
+use crate::id::IdKind;
+use crate::invalid::Reason;
+use crate::json::{literal, number, string, utf8, JsonError};
+use crate::kind::Kind;
+use crate::message::{Fields, Span};
+use crate::text::Str;
+
+/// The envelope keys, as bits of [`Facts::seen`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Jsonrpc = 1,
+    Id = 2,
+    Method = 4,
+    Params = 8,
+    Result = 16,
+    Error = 32,
+    Other = 0,
+}
+
+impl Key {
+    #[inline]
+    fn from_name(name: &[u8]) -> Key {
+        match name {
+            b"jsonrpc" => Key::Jsonrpc,
+            b"id" => Key::Id,
+            b"method" => Key::Method,
+            b"params" => Key::Params,
+            b"result" => Key::Result,
+            b"error" => Key::Error,
+            _ => Key::Other,
+        }
+    }
+}
+
+/// Members of the error object that matter.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ErrorKey {
+    Code,
+    Message,
+    Data,
+    Other,
+}
+
+impl ErrorKey {
+    #[inline]
+    fn from_name(name: &[u8]) -> ErrorKey {
+        match name {
+            b"code" => ErrorKey::Code,
+            b"message" => ErrorKey::Message,
+            b"data" => ErrorKey::Data,
+            _ => ErrorKey::Other,
+        }
+    }
+}
+
+/// Calls `f` with the decoded key when it could be one of ours (at most 8 bytes decoded),
+/// else with an empty slice. Keys without escapes are passed as they are.
+#[inline]
+fn with_key<T>(raw: &[u8], escaped: bool, f: impl Fn(&[u8]) -> T) -> T {
+    if !escaped {
+        return f(raw);
+    }
+    let mut tmp = [0u8; 8];
+    let mut n = 0;
+    for b in Str::new(raw, true).decoded_bytes() {
+        match tmp.get_mut(n) {
+            Some(slot) => *slot = b,
+            None => return f(b""),
+        }
+        n += 1;
+    }
+    f(tmp.get(..n).unwrap_or_default())
+}
+
+/// What the walk found at the top level of an object.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Facts {
+    seen: u8,
+    duplicate: bool,
+    version_ok: bool,
+    id_count: u8,
+    /// The (last) `id` member; `None` kind when it is not a string, integer or null.
+    id: Option<(Span, Option<IdKind>)>,
+    /// `Some(None)`: present but not a string.
+    method: Option<Option<(Span, bool)>>,
+    params: Option<Span>,
+    params_ok: bool,
+    result: Option<Span>,
+    error: Option<Span>,
+    error_ok: bool,
+    error_code: Option<Span>,
+    error_message: Option<(Span, bool)>,
+    error_data: Option<Span>,
+}
+
+#[inline(always)]
+fn span(start: usize, end: usize) -> Span {
+    // Messages are at most MAX_MESSAGE_LEN (u32::MAX) bytes, checked before the walk.
+    Span::new(start as u32, end as u32)
+}
+
+/// A string whose contents the scanner reads: grammar always, and UTF-8 in envelope mode
+/// (strict mode checked the whole message already).
+#[inline(always)]
+fn checked_string<const STRICT: bool>(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+    let (end, escaped) = string::scan_strict(buf, open)?;
+    if !STRICT {
+        let content = buf.get(open + 1..end - 1).unwrap_or_default();
+        if let Err(bad) = utf8::validate(content) {
+            return Err(JsonError::new(Reason::InvalidUtf8, open + 1 + bad));
+        }
+    }
+    Ok((end, escaped))
+}
+
+/// Reads `"key" :` at `i`; returns the raw key, whether it is escaped, and the offset of
+/// the value (whitespace skipped).
+#[inline(always)]
+fn key<const STRICT: bool>(buf: &[u8], i: usize) -> Result<(&[u8], bool, usize), JsonError> {
+    if buf.get(i) != Some(&b'"') {
+        return Err(JsonError::unexpected(buf, i));
+    }
+    let (end, escaped) = checked_string::<STRICT>(buf, i)?;
+    let raw = buf.get(i + 1..end - 1).unwrap_or_default();
+    let colon = ws(buf, end);
+    if buf.get(colon) != Some(&b':') {
+        return Err(JsonError::unexpected(buf, colon));
+    }
+    Ok((raw, escaped, ws(buf, colon + 1)))
+}
+
+/// After a member's value: `,` (returns the next key's offset) or `}` (returns `None` and
+/// the offset after the object).
+#[inline(always)]
+fn next_member(buf: &[u8], i: usize) -> Result<(bool, usize), JsonError> {
+    let i = ws(buf, i);
+    match buf.get(i) {
+        Some(b',') => Ok((true, ws(buf, i + 1))),
+        Some(b'}') => Ok((false, i + 1)),
+        _ => Err(JsonError::unexpected(buf, i)),
+    }
+}
+
+/// Walks the top-level object whose `{` is at `open`. Returns the facts and the offset
+/// after the closing `}`.
+pub(crate) fn object<const STRICT: bool>(
+    buf: &[u8],
+    open: usize,
+    max_depth: usize,
+) -> Result<(Facts, usize), JsonError> {
+    if max_depth < 1 {
+        return Err(JsonError::new(Reason::TooDeep, open));
+    }
+    let mut f = Facts::default();
+    let mut i = ws(buf, open + 1);
+    if buf.get(i) == Some(&b'}') {
+        return Ok((f, i + 1));
+    }
+    loop {
+        let (raw, escaped, v) = key::<STRICT>(buf, i)?;
+        let key = with_key(raw, escaped, Key::from_name);
+        if key != Key::Other {
+            let bit = key as u8;
+            f.duplicate |= f.seen & bit != 0;
+            f.seen |= bit;
+        }
+        let end = match key {
+            Key::Jsonrpc => {
+                let (end, ok) = version::<STRICT>(buf, v, max_depth)?;
+                f.version_ok = ok;
+                end
+            }
+            Key::Id => {
+                let (end, kind) = id::<STRICT>(buf, v, max_depth)?;
+                f.id = Some((span(v, end), kind));
+                f.id_count = f.id_count.saturating_add(1);
+                end
+            }
+            Key::Method => {
+                if buf.get(v) == Some(&b'"') {
+                    let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+                    f.method = Some(Some((span(v + 1, end - 1), escaped)));
+                    end
+                } else {
+                    f.method = Some(None);
+                    skip::value::<STRICT>(buf, v, 2, max_depth)?
+                }
+            }
+            Key::Params => {
+                let end = skip::value::<STRICT>(buf, v, 2, max_depth)?;
+                f.params = Some(span(v, end));
+                f.params_ok = matches!(buf.get(v), Some(b'{' | b'['));
+                end
+            }
+            Key::Result => {
+                let end = skip::value::<STRICT>(buf, v, 2, max_depth)?;
+                f.result = Some(span(v, end));
+                end
+            }
+            Key::Error => {
+                let end = error_object::<STRICT>(buf, v, max_depth, &mut f)?;
+                f.error = Some(span(v, end));
+                end
+            }
+            Key::Other => skip::value::<STRICT>(buf, v, 2, max_depth)?,
+        };
+        let (more, next) = next_member(buf, end)?;
+        if !more {
+            return Ok((f, next));
+        }
+        i = next;
+    }
+}
+
+/// `jsonrpc`: the string `"2.0"` after unescaping.
+#[inline]
+fn version<const STRICT: bool>(
+    buf: &[u8],
+    v: usize,
+    max_depth: usize,
+) -> Result<(usize, bool), JsonError> {
+    if buf.get(v) != Some(&b'"') {
+        return Ok((skip::value::<STRICT>(buf, v, 2, max_depth)?, false));
+    }
+    let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+    let raw = buf.get(v + 1..end - 1).unwrap_or_default();
+    Ok((end, Str::new(raw, escaped).decoded_eq(b"2.0")))
+}
+
+/// `id`: string, integer literal, `null`, or something else (`None`).
+#[inline]
+fn id<const STRICT: bool>(
+    buf: &[u8],
+    v: usize,
+    max_depth: usize,
+) -> Result<(usize, Option<IdKind>), JsonError> {
+    match buf.get(v) {
+        Some(b'"') => {
+            let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+            Ok((end, Some(IdKind::String { escaped })))
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let (end, integer) = number::scan(buf, v)?;
+            Ok((end, integer.then_some(IdKind::Integer)))
+        }
+        Some(b'n') => Ok((literal::scan(buf, v, b"null")?, Some(IdKind::Null))),
+        _ => Ok((skip::value::<STRICT>(buf, v, 2, max_depth)?, None)),
+    }
+}
+
+/// `error`: an object with exactly one integer `code` and one string `message`.
+fn error_object<const STRICT: bool>(
+    buf: &[u8],
+    v: usize,
+    max_depth: usize,
+    f: &mut Facts,
+) -> Result<usize, JsonError> {
+    f.error_ok = false;
+    f.error_code = None;
+    f.error_message = None;
+    f.error_data = None;
+    if buf.get(v) != Some(&b'{') {
+        return skip::value::<STRICT>(buf, v, 2, max_depth);
+    }
+    if max_depth < 2 {
+        return Err(JsonError::new(Reason::TooDeep, v));
+    }
+    let (mut codes, mut messages) = (0u8, 0u8);
+    let mut i = ws(buf, v + 1);
+    if buf.get(i) == Some(&b'}') {
+        return Ok(i + 1);
+    }
+    loop {
+        let (raw, escaped, at) = key::<STRICT>(buf, i)?;
+        let end = match with_key(raw, escaped, ErrorKey::from_name) {
+            ErrorKey::Code => {
+                codes = codes.saturating_add(1);
+                if let Some(b'-' | b'0'..=b'9') = buf.get(at) {
+                    let (end, integer) = number::scan(buf, at)?;
+                    if integer {
+                        f.error_code = Some(span(at, end));
+                    }
+                    end
+                } else {
+                    skip::value::<STRICT>(buf, at, 3, max_depth)?
+                }
+            }
+            ErrorKey::Message => {
+                messages = messages.saturating_add(1);
+                if buf.get(at) == Some(&b'"') {
+                    let (end, escaped) = checked_string::<STRICT>(buf, at)?;
+                    f.error_message = Some((span(at + 1, end - 1), escaped));
+                    end
+                } else {
+                    skip::value::<STRICT>(buf, at, 3, max_depth)?
+                }
+            }
+            ErrorKey::Data => {
+                let end = skip::value::<STRICT>(buf, at, 3, max_depth)?;
+                // With several `data` members (allowed), the first one is exposed.
+                f.error_data.get_or_insert(span(at, end));
+                end
+            }
+            ErrorKey::Other => skip::value::<STRICT>(buf, at, 3, max_depth)?,
+        };
+        let (more, next) = next_member(buf, end)?;
+        if !more {
+            f.error_ok =
+                codes == 1 && messages == 1 && f.error_code.is_some() && f.error_message.is_some();
+            return Ok(next);
+        }
+        i = next;
+    }
+}
+
+/// A -32600 verdict: the reason and the id to answer with.
+pub(crate) type Rejection = (Reason, Option<(Span, IdKind)>);
+
+/// SPEC §3, applied in the documented order (see the crate docs, "Reason order").
+pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
+    let id = f.id.and_then(|(span, kind)| Some((span, kind?)));
+    let usable = match id {
+        Some((_, IdKind::Integer | IdKind::String { .. })) => true,
+        Some((_, IdKind::Null)) | None => false,
+    };
+    let reject = |reason: Reason| -> Result<Fields, Rejection> {
+        let recovered = if f.id_count == 1 && usable { id } else { None };
+        Err((reason, recovered))
+    };
+    if f.duplicate {
+        return reject(Reason::DuplicateKey);
+    }
+    if !f.version_ok {
+        return reject(Reason::BadVersion);
+    }
+    let mut fields = Fields {
+        kind: Kind::Invalid,
+        id,
+        method: None,
+        params: f.params,
+        result: f.result,
+        error: f.error,
+        error_code: f.error_code,
+        error_message: f.error_message,
+        error_data: f.error_data,
+    };
+    if let Some(method) = f.method {
+        let Some(method) = method else {
+            return reject(Reason::BadMethod);
+        };
+        if f.result.is_some() || f.error.is_some() {
+            return reject(Reason::MethodWithResponse);
+        }
+        if f.params.is_some() && !f.params_ok {
+            return reject(Reason::BadParams);
+        }
+        fields.method = Some(method);
+        fields.kind = match f.id {
+            None => Kind::Notification,
+            Some(_) if usable => Kind::Request,
+            Some(_) => return reject(Reason::BadId),
+        };
+        return Ok(fields);
+    }
+    // Without `method`, `params` is just an unknown member.
+    fields.params = None;
+    match (f.result, f.error) {
+        (Some(_), Some(_)) => reject(Reason::ResultAndError),
+        (None, None) => reject(Reason::NoResultOrError),
+        (Some(_), None) => {
+            if !usable {
+                return reject(Reason::BadId);
+            }
+            fields.kind = Kind::Result;
+            Ok(fields)
+        }
+        (None, Some(_)) => {
+            if !f.error_ok {
+                return reject(Reason::BadErrorObject);
+            }
+            if f.id.is_some() && id.is_none() {
+                return reject(Reason::BadId);
+            }
+            fields.kind = Kind::Error;
+            Ok(fields)
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Skipping one JSON value: strictly (every byte validated) or structurally (envelope
+//! mode: strings and brackets matched, depth counted, nothing else checked).
+//!
+//! Containers are walked iteratively with an explicit bit stack, never by recursion, so
+//! the depth limit is a number, not a stack size.
+
+use super::ws;
+use crate::invalid::Reason;
+use crate::json::{literal, number, string, JsonError};
+use crate::parser::MAX_DEPTH_LIMIT;
+use crate::simd;
+
+/// Skips the value at `pos` (whitespace already skipped); returns the offset after it.
+/// `depth` is the nesting depth a container starting at `pos` would have.
+#[inline]
+pub(crate) fn value<const STRICT: bool>(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    match buf.get(pos) {
+        Some(b'"') if STRICT => Ok(string::scan_strict(buf, pos)?.0),
+        Some(b'"') => string::skip_structural(buf, pos),
+        Some(b'{' | b'[') if STRICT => container_strict(buf, pos, depth, max_depth),
+        Some(b'{' | b'[') => container_structural(buf, pos, depth, max_depth),
+        _ => scalar(buf, pos),
+    }
+}
+
+/// A number or a literal, always checked strictly (they are short, and checking them keeps
+/// envelope mode closer to strict mode on bad input).
+#[inline]
+pub(crate) fn scalar(buf: &[u8], pos: usize) -> Result<usize, JsonError> {
+    match buf.get(pos) {
+        Some(b't') => literal::scan(buf, pos, b"true"),
+        Some(b'f') => literal::scan(buf, pos, b"false"),
+        Some(b'n') => literal::scan(buf, pos, b"null"),
+        Some(b'-' | b'0'..=b'9') => Ok(number::scan(buf, pos)?.0),
+        _ => Err(JsonError::unexpected(buf, pos)),
+    }
+}
+
+/// One bit per open container (1 = object). The first 64 levels live in a register; the
+/// rest is only materialised for deeply nested input.
+struct Nesting {
+    first: u64,
+    rest: Option<[u64; MAX_DEPTH_LIMIT / 64 - 1]>,
+}
+
+impl Nesting {
+    #[inline(always)]
+    const fn new() -> Self {
+        Nesting {
+            first: 0,
+            rest: None,
+        }
+    }
+
+    #[inline(always)]
+    fn set(&mut self, level: usize, object: bool) {
+        let bit = 1u64 << (level % 64);
+        let word = if level < 64 {
+            &mut self.first
+        } else {
+            let rest = self.rest.get_or_insert([0; MAX_DEPTH_LIMIT / 64 - 1]);
+            match rest.get_mut(level / 64 - 1) {
+                Some(word) => word,
+                None => return, // beyond MAX_DEPTH_LIMIT: the depth check refused it already
+            }
+        };
+        if object {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
+    }
+
+    #[inline(always)]
+    fn is_object(&self, level: usize) -> bool {
+        let word = if level < 64 {
+            self.first
+        } else {
+            self.rest
+                .as_ref()
+                .and_then(|rest| rest.get(level / 64 - 1))
+                .copied()
+                .unwrap_or(0)
+        };
+        word & (1u64 << (level % 64)) != 0
+    }
+}
+
+#[cold]
+fn too_deep(at: usize) -> JsonError {
+    JsonError::new(Reason::TooDeep, at)
+}
+
+/// After `,` in an object, or after `{`: a key, its colon, and the whitespace before the
+/// value. Returns the offset of the value.
+#[inline(always)]
+fn member_key(buf: &[u8], i: usize) -> Result<usize, JsonError> {
+    if buf.get(i) != Some(&b'"') {
+        return Err(JsonError::unexpected(buf, i));
+    }
+    let (end, _) = string::scan_strict(buf, i)?;
+    let colon = ws(buf, end);
+    if buf.get(colon) != Some(&b':') {
+        return Err(JsonError::unexpected(buf, colon));
+    }
+    Ok(ws(buf, colon + 1))
+}
+
+fn container_strict(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    let mut nest = Nesting::new();
+    let mut level = 0usize; // containers open inside this call
+    let mut i = pos;
+    'value: loop {
+        // One value starts at `i`.
+        match buf.get(i) {
+            Some(&open @ (b'{' | b'[')) => {
+                if depth + level > max_depth {
+                    return Err(too_deep(i));
+                }
+                let object = open == b'{';
+                nest.set(level, object);
+                level += 1;
+                i = ws(buf, i + 1);
+                match buf.get(i) {
+                    Some(b'}') if object => {
+                        level -= 1;
+                        i += 1;
+                    }
+                    Some(b']') if !object => {
+                        level -= 1;
+                        i += 1;
+                    }
+                    _ if object => {
+                        i = member_key(buf, i)?;
+                        continue 'value;
+                    }
+                    _ => continue 'value,
+                }
+            }
+            Some(b'"') => i = string::scan_strict(buf, i)?.0,
+            _ => i = scalar(buf, i)?,
+        }
+        // After a value: `,` or the close of the innermost container.
+        loop {
+            if level == 0 {
+                return Ok(i);
+            }
+            i = ws(buf, i);
+            let object = nest.is_object(level - 1);
+            match buf.get(i) {
+                Some(b',') => {
+                    i = ws(buf, i + 1);
+                    if object {
+                        i = member_key(buf, i)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if object => {}
+                Some(b']') if !object => {}
+                _ => return Err(JsonError::unexpected(buf, i)),
+            }
+            level -= 1;
+            i += 1;
+        }
+    }
+}
+
+fn container_structural(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    let mut nest = Nesting::new();
+    let mut level = 0usize;
+    let mut i = pos;
+    loop {
+        i = simd::find_structural(buf, i);
+        match buf.get(i) {
+            Some(b'"') => i = string::skip_structural(buf, i)?,
+            Some(&open @ (b'{' | b'[')) => {
+                if depth + level > max_depth {
+                    return Err(too_deep(i));
+                }
+                nest.set(level, open == b'{');
+                level += 1;
+                i += 1;
+            }
+            Some(&close) => {
+                if level == 0 || nest.is_object(level - 1) != (close == b'}') {
+                    return Err(JsonError::unexpected(buf, i));
+                }
+                level -= 1;
+                i += 1;
+                if level == 0 {
+                    return Ok(i);
+                }
+            }
+            None => return Err(JsonError::eof(buf.len())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict(s: &[u8]) -> Result<usize, JsonError> {
+        value::<true>(s, 0, 1, 1024)
+    }
+    fn structural(s: &[u8]) -> Result<usize, JsonError> {
+        value::<false>(s, 0, 1, 1024)
+    }
+
+    #[test]
+    fn skips_valid_values_to_their_end() {
+        for v in [
+            &br#"{}"#[..],
+            b"[]",
+            br#"{"a":[1,{"b":null}],"c":"}"}"#,
+            b"[ 1 , [ ] , { } , \"x\" ]",
+            b"-1.5e3",
+            b"true",
+        ] {
+            let mut s = v.to_vec();
+            s.extend_from_slice(b" ,x");
+            assert_eq!(strict(&s), Ok(v.len()), "{}", String::from_utf8_lossy(v));
+            assert_eq!(
+                structural(&s),
+                Ok(v.len()),
+                "{}",
+                String::from_utf8_lossy(v)
+            );
+        }
+    }
+
+    #[test]
+    fn strict_rejects_what_structural_lets_through() {
+        for v in [
+            &b"[1,]"[..],
+            b"{\"a\" 1}",
+            b"[01]",
+            b"{1:2}",
+            b"[tru]",
+            b"[1 2]",
+        ] {
+            assert!(strict(v).is_err(), "{}", String::from_utf8_lossy(v));
+            assert!(structural(v).is_ok(), "{}", String::from_utf8_lossy(v));
+        }
+        for v in [&b"[}"[..], b"{]", b"[", b"[\"]"] {
+            assert!(strict(v).is_err());
+            assert!(structural(v).is_err());
+        }
+    }
+
+    #[test]
+    fn depth_is_counted_without_recursion() {
+        for depth in [1usize, 63, 64, 65, 200, 1024, 1025, 4096] {
+            let s = [vec![b'['; depth], vec![b']'; depth]].concat();
+            let expect_ok = depth <= 1024;
+            assert_eq!(strict(&s).is_ok(), expect_ok, "{depth}");
+            assert_eq!(structural(&s).is_ok(), expect_ok, "{depth}");
+            let mixed: Vec<u8> = (0..depth)
+                .flat_map(|k| if k % 3 == 0 { *b"{\"k\":" } else { *b"[    " })
+                .chain(b"0".iter().copied())
+                .chain(
+                    (0..depth)
+                        .rev()
+                        .map(|k| if k % 3 == 0 { b'}' } else { b']' }),
+                )
+                .collect();
+            assert_eq!(strict(&mixed).is_ok(), expect_ok, "mixed {depth}");
+            assert_eq!(structural(&mixed).is_ok(), expect_ok, "mixed {depth}");
+        }
+        let deep = vec![b'['; 100_000];
+        assert_eq!(strict(&deep).unwrap_err().reason(), Reason::TooDeep);
+        assert_eq!(
+            value::<true>(&deep, 0, 1, MAX_DEPTH_LIMIT)
+                .unwrap_err()
+                .offset(),
+            MAX_DEPTH_LIMIT
+        );
+    }
+}

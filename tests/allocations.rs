@@ -1,0 +1,93 @@
+//! Classifying and parsing allocate nothing (a counting global allocator proves it).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use rpcscan::{Parser, Validation};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator unchanged; only counts calls per thread.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as our caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as our caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[test]
+fn classify_and_parse_allocate_nothing() {
+    let corpus = rpcscan_oracle::corpus::generate(rpcscan_oracle::corpus::Mix::Mixed, 1 << 20, 7);
+    let mut extra: Vec<Vec<u8>> = (0..2_000u64)
+        .map(|seed| rpcscan_oracle::gen::mutate(seed, &rpcscan_oracle::gen::message(seed)))
+        .collect();
+    extra.push(
+        format!(
+            "[{}]",
+            r#"{"jsonrpc":"2.0","method":"m"},"#.repeat(10) + "1"
+        )
+        .into_bytes(),
+    );
+    extra.push(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"m","params":{}{}}}"#,
+            "[".repeat(1000),
+            "]".repeat(1000)
+        )
+        .into_bytes(),
+    );
+    let lines: Vec<&[u8]> = corpus
+        .split(|&b| b == b'\n')
+        .chain(extra.iter().map(Vec::as_slice))
+        .collect();
+    let parsers = [
+        Parser::new(),
+        Parser::new().validation(Validation::Envelope),
+    ];
+    let mut seen = [0usize; 5];
+    let n = allocations_during(|| {
+        for parser in parsers {
+            for line in &lines {
+                seen[parser.classify(line) as usize] += 1;
+                if let Ok(m) = parser.parse(line) {
+                    // The accessors borrow too.
+                    let _ = (m.id(), m.method().map(|s| s == "tools/call"), m.params());
+                    let _ = (m.error_code().and_then(|c| c.as_i64()), m.error_data());
+                } else if let Err(e) = parser.parse(line) {
+                    let _ = (e.reason().as_str(), e.code(), e.id(), e.offset());
+                }
+                if let Ok(batch) = parser.batch(line) {
+                    batch.for_each(|r| {
+                        let _ = r.map(|m| m.kind());
+                    });
+                }
+            }
+        }
+    });
+    assert_eq!(n, 0, "allocations while scanning {} messages", lines.len());
+    // The corpus is not trivially all-invalid.
+    assert!(seen.iter().all(|&c| c > 0), "{seen:?}");
+}

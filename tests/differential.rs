@@ -1,0 +1,133 @@
+//! Differential property test (SPEC §8): rpcscan against the serde_json-based oracle on
+//! generated nasty messages and byte mutations of them. Kind, code, -32600 reason, ids,
+//! decoded methods and error codes must agree; envelope mode must agree with strict mode on
+//! every valid JSON text.
+
+use proptest::prelude::*;
+use rpcscan::{Kind, Parser, Validation};
+use rpcscan_oracle as oracle;
+
+const ENVELOPE: Parser = Parser::new().validation(Validation::Envelope);
+
+fn kind_name(k: Kind) -> &'static str {
+    k.as_str()
+}
+
+/// Asserts rpcscan and the oracle agree on `msg`; returns the oracle's verdict.
+fn agree(msg: &[u8]) -> oracle::Verdict {
+    let want = oracle::classify(msg);
+    let got = rpcscan::parse(msg);
+    let shown = String::from_utf8_lossy(msg);
+    match &got {
+        Ok(m) => {
+            assert_eq!(kind_name(m.kind()), want.kind.as_str(), "kind of {shown}");
+            let id = m
+                .id()
+                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+            assert_eq!(id, want.id, "id of {shown}");
+            let method = m
+                .method()
+                .and_then(|s| s.decode().ok().map(|c| c.into_owned()));
+            assert_eq!(method, want.method, "method of {shown}");
+            let code = m
+                .error_code()
+                .map(|c| String::from_utf8_lossy(c.raw()).into_owned());
+            assert_eq!(code, want.error_code, "error code of {shown}");
+        }
+        Err(e) => {
+            assert_eq!(
+                want.kind,
+                oracle::Kind::Invalid,
+                "{shown}: rpcscan says {e}"
+            );
+            assert_eq!(Some(e.code()), want.code, "code of {shown}: {e}");
+            if e.code() == -32600 {
+                assert_eq!(Some(e.reason().as_str()), want.reason, "reason of {shown}");
+                let id = e
+                    .id()
+                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+                assert_eq!(id, want.id, "recovered id of {shown}");
+            }
+        }
+    }
+    if want.code != Some(-32700) {
+        let env = ENVELOPE.parse(msg);
+        assert_eq!(
+            env.map(|m| m.kind()).map_err(|e| e.reason()),
+            got.map(|m| m.kind()).map_err(|e| e.reason()),
+            "envelope vs strict on {shown}"
+        );
+    } else {
+        // On bytes that are not JSON, envelope mode may differ but must return.
+        let _ = ENVELOPE.parse(msg);
+    }
+    want
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn generated_messages_agree(seed in any::<u64>()) {
+        agree(&oracle::gen::message(seed));
+    }
+
+    #[test]
+    fn mutated_messages_agree(seed in any::<u64>(), mutation in any::<u64>()) {
+        agree(&oracle::gen::mutate(mutation, &oracle::gen::message(seed)));
+    }
+
+    #[test]
+    fn arbitrary_bytes_agree(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+        agree(&bytes);
+    }
+}
+
+/// The generator must actually reach every verdict, or the agreement above means little.
+#[test]
+fn generator_covers_every_verdict() {
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut reasons = std::collections::BTreeSet::new();
+    for seed in 0..20_000u64 {
+        let msg = oracle::gen::message(seed);
+        let v = agree(&msg);
+        kinds.insert(v.kind.as_str());
+        if let Some(r) = v.reason {
+            reasons.insert(r);
+        }
+        let m = oracle::gen::mutate(seed, &msg);
+        if let Some(r) = agree(&m).reason {
+            reasons.insert(r);
+        }
+    }
+    assert_eq!(kinds.len(), 5, "{kinds:?}");
+    for r in [
+        "parse",
+        "not_an_object",
+        "batch",
+        "duplicate_key",
+        "bad_version",
+        "bad_method",
+        "bad_params",
+        "bad_id",
+        "result_and_error",
+        "no_result_or_error",
+        "method_with_response",
+        "bad_error_object",
+    ] {
+        assert!(
+            reasons.contains(r),
+            "generator never produced {r}: {reasons:?}"
+        );
+    }
+}
+
+/// The generated MCP traffic corpus classifies as the oracle says, line by line.
+#[test]
+fn corpus_agrees() {
+    for mix in [oracle::corpus::Mix::Small, oracle::corpus::Mix::Mixed] {
+        for line in oracle::corpus::messages(mix, 2_000_000, 42) {
+            agree(&line);
+        }
+    }
+}
