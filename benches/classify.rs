@@ -8,7 +8,8 @@
 //! results). Every measured function's kind counts are checked before timing: rpcscan's
 //! must equal the oracle's exactly.
 //!
-//! `cargo bench --bench classify` (add `-- small` or `-- mixed` to pick a group).
+//! `cargo bench --bench classify` (add `-- small`, `-- mixed` or `-- scaling` to pick a
+//! group). Set `RPCSCAN_FORCE=scalar|avx2|avx512` to measure one kernel level.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rpcscan::{Kind, Parser, Validation};
@@ -354,5 +355,32 @@ fn classify(c: &mut Criterion) {
     bench_mix(c, &Corpus::new("mixed", Mix::Mixed, 8 << 20));
 }
 
-criterion_group!(benches, classify);
+/// Throughput should not depend on how much input there is (no per-corpus state, nothing
+/// growing): the same traffic at 1 MB, 16 MB and 200 MB.
+fn scaling(c: &mut Criterion) {
+    let strict = Parser::new();
+    let envelope = Parser::new().validation(Validation::Envelope);
+    let mut group = c.benchmark_group("scaling");
+    group.sample_size(10);
+    for mb in [1usize, 16, 200] {
+        let bytes = corpus::generate(Mix::Small, mb << 20, 5);
+        let lines: Vec<&[u8]> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .collect();
+        let expected = count(&lines, |l| strict.classify(l));
+        assert_eq!(count(&lines, |l| envelope.classify(l)), expected);
+        assert!(expected[Kind::Invalid as usize] < lines.len() / 20);
+        group.throughput(Throughput::Bytes(bytes.len() as u64));
+        group.bench_function(format!("strict/{mb}MB"), |b| {
+            b.iter(|| count(black_box(&lines), |l| strict.classify(l)))
+        });
+        group.bench_function(format!("envelope/{mb}MB"), |b| {
+            b.iter(|| count(black_box(&lines), |l| envelope.classify(l)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, classify, scaling);
 criterion_main!(benches);

@@ -61,7 +61,7 @@
 //! | [`response`] | error responses echoing raw ids into any `BufMut` |
 //! | [`json`] | the strict RFC 8259 validator on its own |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod id;
 mod invalid;
@@ -80,6 +80,7 @@ pub use kind::Kind;
 pub use message::{Message, Raw};
 pub use parser::{Parser, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use scan::batch::Batch;
+pub use simd::kernel_level;
 pub use text::{DecodeError, Str};
 
 /// The strict verdict on one message (`Parser::new().classify(msg)`).

@@ -9,12 +9,30 @@ use crate::simd;
 
 /// Scans the string whose opening quote is at `open`. Returns the offset after the closing
 /// quote and whether the string contains an escape.
-#[inline]
+#[inline(always)]
 pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
-    let mut i = open + 1;
+    let start = open + 1;
+    // Short strings (keys, ids, versions) end in the first 8 bytes: no kernel call.
+    if let Some(hit) = simd::string_special_in_word(buf, start) {
+        if buf.get(hit) == Some(&b'"') {
+            return Ok((hit + 1, false));
+        }
+    }
+    simd::scan_string(buf, start)
+}
+
+/// The string loop from `i` (inside a string), with `find` the level's kernel for the next
+/// `"`, `\` or control byte. Kernels instantiate it inside their target-feature context so
+/// a string with many escapes costs one call, not one per escape.
+#[inline(always)]
+pub(crate) fn scan_from(
+    buf: &[u8],
+    mut i: usize,
+    find: impl Fn(&[u8], usize) -> usize,
+) -> Result<(usize, bool), JsonError> {
     let mut escaped = false;
     loop {
-        i = simd::find_string_special(buf, i);
+        i = find(buf, i);
         match buf.get(i) {
             Some(b'"') => return Ok((i + 1, escaped)),
             Some(b'\\') => {
@@ -29,7 +47,7 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
 }
 
 /// Checks the escape whose backslash is at `at`; returns the offset after it.
-#[inline]
+#[inline(always)]
 fn escape(buf: &[u8], at: usize) -> Result<usize, JsonError> {
     match buf.get(at + 1) {
         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => Ok(at + 2),

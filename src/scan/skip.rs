@@ -7,8 +7,7 @@
 use super::ws;
 use crate::invalid::Reason;
 use crate::json::{literal, number, string, JsonError};
-use crate::parser::MAX_DEPTH_LIMIT;
-use crate::simd;
+use crate::simd::{self, blocks::Nesting};
 
 /// Skips the value at `pos` (whitespace already skipped); returns the offset after it.
 /// `depth` is the nesting depth a container starting at `pos` would have.
@@ -38,56 +37,6 @@ pub(crate) fn scalar(buf: &[u8], pos: usize) -> Result<usize, JsonError> {
         Some(b'n') => literal::scan(buf, pos, b"null"),
         Some(b'-' | b'0'..=b'9') => Ok(number::scan(buf, pos)?.0),
         _ => Err(JsonError::unexpected(buf, pos)),
-    }
-}
-
-/// One bit per open container (1 = object). The first 64 levels live in a register; the
-/// rest is only materialised for deeply nested input.
-struct Nesting {
-    first: u64,
-    rest: Option<[u64; MAX_DEPTH_LIMIT / 64 - 1]>,
-}
-
-impl Nesting {
-    #[inline(always)]
-    const fn new() -> Self {
-        Nesting {
-            first: 0,
-            rest: None,
-        }
-    }
-
-    #[inline(always)]
-    fn set(&mut self, level: usize, object: bool) {
-        let bit = 1u64 << (level % 64);
-        let word = if level < 64 {
-            &mut self.first
-        } else {
-            let rest = self.rest.get_or_insert([0; MAX_DEPTH_LIMIT / 64 - 1]);
-            match rest.get_mut(level / 64 - 1) {
-                Some(word) => word,
-                None => return, // beyond MAX_DEPTH_LIMIT: the depth check refused it already
-            }
-        };
-        if object {
-            *word |= bit;
-        } else {
-            *word &= !bit;
-        }
-    }
-
-    #[inline(always)]
-    fn is_object(&self, level: usize) -> bool {
-        let word = if level < 64 {
-            self.first
-        } else {
-            self.rest
-                .as_ref()
-                .and_then(|rest| rest.get(level / 64 - 1))
-                .copied()
-                .unwrap_or(0)
-        };
-        word & (1u64 << (level % 64)) != 0
     }
 }
 
@@ -175,40 +124,16 @@ fn container_strict(
     }
 }
 
+/// Envelope mode: the block skipper (`simd::skip_container`) matches strings and brackets
+/// and counts depth 64 bytes at a time.
+#[inline]
 fn container_structural(
     buf: &[u8],
     pos: usize,
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
-    let mut nest = Nesting::new();
-    let mut level = 0usize;
-    let mut i = pos;
-    loop {
-        i = simd::find_structural(buf, i);
-        match buf.get(i) {
-            Some(b'"') => i = string::skip_structural(buf, i)?,
-            Some(&open @ (b'{' | b'[')) => {
-                if depth + level > max_depth {
-                    return Err(too_deep(i));
-                }
-                nest.set(level, open == b'{');
-                level += 1;
-                i += 1;
-            }
-            Some(&close) => {
-                if level == 0 || nest.is_object(level - 1) != (close == b'}') {
-                    return Err(JsonError::unexpected(buf, i));
-                }
-                level -= 1;
-                i += 1;
-                if level == 0 {
-                    return Ok(i);
-                }
-            }
-            None => return Err(JsonError::eof(buf.len())),
-        }
-    }
+    simd::skip_container(buf, pos, depth, max_depth)
 }
 
 #[cfg(test)]
@@ -285,10 +210,10 @@ mod tests {
         let deep = vec![b'['; 100_000];
         assert_eq!(strict(&deep).unwrap_err().reason(), Reason::TooDeep);
         assert_eq!(
-            value::<true>(&deep, 0, 1, MAX_DEPTH_LIMIT)
+            value::<true>(&deep, 0, 1, crate::MAX_DEPTH_LIMIT)
                 .unwrap_err()
                 .offset(),
-            MAX_DEPTH_LIMIT
+            crate::MAX_DEPTH_LIMIT
         );
     }
 }

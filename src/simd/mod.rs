@@ -1,27 +1,267 @@
-//! The one routing point for byte-scanning kernels.
+//! The one routing point for byte-scanning kernels, and the only home of `unsafe`.
 //!
-//! Every hot loop of the scanner that looks at many bytes goes through a function here.
-//! This issue ships the portable scalar/SWAR kernels only (`scalar.rs`); vector kernels
-//! join behind the same functions, each with its scalar twin kept as the reference.
+//! Every hot loop that looks at many bytes goes through a function here. The CPU level is
+//! detected once and cached in an atomic (no per-call detection); `RPCSCAN_FORCE=scalar|
+//! avx2|avx512|neon` picks a level for tests and benchmarks (a level the CPU lacks falls
+//! back to the best it has), and miri or `--cfg rpcscan_disable_simd` always use the
+//! portable twin. Each vector kernel has a scalar/SWAR twin in `scalar.rs` that is always
+//! compiled and is the reference the vector kernels are tested against.
+//!
+//! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
+//! short strings (most keys) never pay for the out-of-line call.
+#![allow(unsafe_code)]
 
+pub(crate) mod blocks;
 mod scalar;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod x86;
 
-/// First offset `>= from` holding `"`, `\` or a control byte (< 0x20); `buf.len()` if none.
-#[inline]
-pub(crate) fn find_string_special(buf: &[u8], from: usize) -> usize {
-    scalar::find_string_special(buf, from)
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::json::{string, JsonError};
+
+pub(crate) use blocks::skip_container;
+
+/// A kernel level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    Scalar = 1,
+    Avx2 = 2,
+    Avx512 = 3,
 }
 
-/// First offset `>= from` holding `"`, `{`, `}`, `[` or `]`; `buf.len()` if none.
+impl Level {
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Level::Scalar => "scalar",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The cached kernel level.
+#[inline(always)]
+pub(crate) fn level() -> Level {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::Scalar,
+        2 => Level::Avx2,
+        3 => Level::Avx512,
+        _ => detect(),
+    }
+}
+
+/// The best level this CPU supports.
+pub(crate) fn best_supported() -> Level {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        if x86::has_avx512() {
+            return Level::Avx512;
+        }
+        if x86::has_avx2() {
+            return Level::Avx2;
+        }
+    }
+    Level::Scalar
+}
+
+#[cold]
+fn detect() -> Level {
+    let best = best_supported();
+    let level = match std::env::var_os("RPCSCAN_FORCE") {
+        Some(v) if v == "scalar" => Level::Scalar,
+        Some(v) if v == "avx2" && best == Level::Avx512 => Level::Avx2,
+        // "avx512", "neon" (not on this architecture), anything else: the best we have.
+        _ => best,
+    };
+    LEVEL.store(level as u8, Ordering::Relaxed);
+    level
+}
+
+/// The name of the kernel level in use (`"scalar"`, `"avx2"` or `"avx512"`).
+pub fn kernel_level() -> &'static str {
+    level().name()
+}
+
+pub(crate) use scalar::string_special_in_word;
+
+/// The rest of a string from `from` (just inside it): the offset after the closing quote
+/// and whether it had escapes. One call per string, whatever its escapes.
 #[inline]
-pub(crate) fn find_structural(buf: &[u8], from: usize) -> usize {
-    scalar::find_structural(buf, from)
+pub(crate) fn scan_string(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+    scan_string_at(level(), buf, from)
+}
+
+/// [`scan_string`] at a given level.
+pub(crate) fn scan_string_at(
+    level: Level,
+    buf: &[u8],
+    from: usize,
+) -> Result<(usize, bool), JsonError> {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW (checked above; cached after the first call).
+            unsafe { x86::scan_string_avx512(buf, from) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
+            unsafe { x86::scan_string_avx2(buf, from) }
+        }
+        _ => string::scan_from(buf, from, scalar::find_string_special),
+    }
+}
+
+/// The next string-special byte at a given level (tests compare every level).
+#[cfg(test)]
+pub(crate) fn find_string_special_at(level: Level, buf: &[u8], from: usize) -> usize {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW (checked above; cached after the first call).
+            unsafe { x86::find_string_special_avx512(buf, from) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
+            unsafe { x86::find_string_special_avx2(buf, from) }
+        }
+        _ => scalar::find_string_special(buf, from),
+    }
 }
 
 /// `Ok` when `buf` is all UTF-8, else the offset of the first offending byte.
 #[inline]
 pub(crate) fn utf8_valid_up_to(buf: &[u8]) -> Result<(), usize> {
+    utf8_valid_up_to_at(level(), buf)
+}
+
+/// [`utf8_valid_up_to`] at a given level. The vector path is the `simdutf8` crate (its own
+/// runtime dispatch); the scalar twin is `core::str::from_utf8`. Both implement the same
+/// definition of UTF-8, and the error offset always comes from `core`.
+pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize> {
+    if level != Level::Scalar && simdutf8::basic::from_utf8(buf).is_ok() {
+        return Ok(());
+    }
     core::str::from_utf8(buf)
         .map(|_| ())
         .map_err(|e| e.valid_up_to())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every level this machine supports, scalar first.
+    pub(crate) fn levels() -> Vec<Level> {
+        let mut v = vec![Level::Scalar];
+        match best_supported() {
+            Level::Avx512 => v.extend([Level::Avx2, Level::Avx512]),
+            Level::Avx2 => v.push(Level::Avx2),
+            Level::Scalar => {}
+        }
+        v
+    }
+
+    fn naive_special(buf: &[u8], from: usize) -> usize {
+        (from..buf.len())
+            .find(|&i| matches!(buf[i], b'"' | b'\\' | 0..=0x1F))
+            .unwrap_or(buf.len())
+    }
+
+    #[test]
+    fn string_kernels_agree_on_every_length_alignment_and_offset() {
+        let mut storage = vec![0u8; 300];
+        for level in levels() {
+            for len in 0..=200usize {
+                for align in 0..4usize {
+                    for hit in [
+                        None,
+                        Some(0usize),
+                        Some(1),
+                        Some(31),
+                        Some(32),
+                        Some(63),
+                        Some(64),
+                        Some(len.saturating_sub(1)),
+                    ] {
+                        for special in [b'"', b'\\', 0x00, 0x1F] {
+                            let buf = &mut storage[align..align + len];
+                            for (k, b) in buf.iter_mut().enumerate() {
+                                *b = b"ab\x7f\x20\xc3\xa9z!"[k % 8];
+                            }
+                            if let Some(h) = hit.filter(|&h| h < len) {
+                                buf[h] = special;
+                            }
+                            for from in [0, 1, 7, 8, 9, 33, len / 2, len] {
+                                let from = from.min(len);
+                                assert_eq!(
+                                    find_string_special_at(level, buf, from),
+                                    naive_special(buf, from),
+                                    "{level:?} len {len} align {align} hit {hit:?} from {from}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn string_scans_agree_on_every_level() {
+        let mut seed = 7u64;
+        for len in 0..=200usize {
+            for _ in 0..40 {
+                let buf: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        b"aaaaaaaaaaaa\\\"nu0F\x01\xc3\xa9"[(seed % 21) as usize]
+                    })
+                    .collect();
+                for from in [0, 1, 9, len / 2] {
+                    let from = from.min(len);
+                    let want = scan_string_at(Level::Scalar, &buf, from);
+                    for level in levels() {
+                        assert_eq!(
+                            scan_string_at(level, &buf, from),
+                            want,
+                            "{level:?} {buf:?} {from}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_levels_agree() {
+        let cases: [&[u8]; 6] = [
+            b"",
+            b"plain ascii",
+            "é😀".as_bytes(),
+            b"ab\xff",
+            b"\xed\xa0\x80",
+            b"abc\xe2\x82",
+        ];
+        for level in levels() {
+            for c in cases {
+                assert_eq!(
+                    utf8_valid_up_to_at(level, c),
+                    utf8_valid_up_to_at(Level::Scalar, c)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn forced_level_never_exceeds_the_cpu() {
+        assert!(level() as u8 <= best_supported() as u8);
+        assert!(["scalar", "avx2", "avx512"].contains(&kernel_level()));
+    }
 }

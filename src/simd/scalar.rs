@@ -1,11 +1,14 @@
 //! Portable kernels: SWAR (8 bytes per step in a `u64`) with a byte loop for the tail.
 //! Always compiled; the reference every vector kernel is tested against.
 
+use super::blocks::Masks;
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
+const LOWS7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
 
 /// High bit set in every byte of `x` that is zero. Only the lowest flagged byte is exact
-/// (a borrow can flag bytes above a true zero), which is all the callers use.
+/// (a borrow can flag bytes above a true zero), which is all find-first callers use.
 #[inline(always)]
 const fn zero_bytes(x: u64) -> u64 {
     x.wrapping_sub(ONES) & !x & HIGHS
@@ -17,92 +20,125 @@ const fn bytes_below(x: u64, n: u8) -> u64 {
     x.wrapping_sub(ONES * n as u64) & !x & HIGHS
 }
 
+/// High bit set in exactly the bytes of `x` equal to `c` (no borrows between bytes).
+#[inline(always)]
+const fn eq_exact(x: u64, c: u8) -> u64 {
+    let t = x ^ (ONES * c as u64);
+    !(((t & LOWS7) + LOWS7) | t) & HIGHS
+}
+
+/// Gathers the high bit of each byte into 8 bits, byte 0 into bit 0.
+#[inline(always)]
+const fn movemask(high_bits: u64) -> u64 {
+    ((high_bits >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+}
+
 #[inline(always)]
 fn load(buf: &[u8], at: usize) -> Option<u64> {
-    let chunk: [u8; 8] = buf.get(at..at + 8)?.try_into().ok()?;
+    let chunk: [u8; 8] = buf.get(at..at.checked_add(8)?)?.try_into().ok()?;
     Some(u64::from_le_bytes(chunk))
 }
 
-pub(crate) fn find_string_special(buf: &[u8], mut i: usize) -> usize {
-    while let Some(x) = load(buf, i) {
-        let m = zero_bytes(x ^ (ONES * b'"' as u64))
-            | zero_bytes(x ^ (ONES * b'\\' as u64))
-            | bytes_below(x, 0x20);
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    while let Some(&b) = buf.get(i) {
-        if b == b'"' || b == b'\\' || b < 0x20 {
-            return i;
-        }
-        i += 1;
-    }
-    buf.len().max(i)
+#[inline(always)]
+fn is_string_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
 }
 
-/// Bytes that matter to a structural scan: quotes and brackets.
-static STRUCTURAL: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'"' as usize] = true;
-    t[b'{' as usize] = true;
-    t[b'}' as usize] = true;
-    t[b'[' as usize] = true;
-    t[b']' as usize] = true;
-    t
-};
+/// The first string-special byte among the 8 at `from`: `Some(offset)`; or, when fewer than
+/// 8 bytes remain, the answer for the rest of the buffer. `None`: 8 plain bytes.
+#[inline(always)]
+pub(crate) fn string_special_in_word(buf: &[u8], from: usize) -> Option<usize> {
+    match load(buf, from) {
+        Some(x) => {
+            let m = zero_bytes(x ^ (ONES * b'"' as u64))
+                | zero_bytes(x ^ (ONES * b'\\' as u64))
+                | bytes_below(x, 0x20);
+            (m != 0).then(|| from + (m.trailing_zeros() / 8) as usize)
+        }
+        None => Some(
+            buf.get(from..)
+                .and_then(|rest| rest.iter().position(|&b| is_string_special(b)))
+                .map_or(buf.len().max(from), |k| from + k),
+        ),
+    }
+}
 
-pub(crate) fn find_structural(buf: &[u8], mut i: usize) -> usize {
-    while let Some(x) = load(buf, i) {
-        // `{`/`[` and `}`/`]` differ only in bit 5 (0x7B/0x5B, 0x7D/0x5D).
-        let y = x | (ONES * 0x20);
-        let m = zero_bytes(x ^ (ONES * b'"' as u64))
-            | zero_bytes(y ^ (ONES * b'{' as u64))
-            | zero_bytes(y ^ (ONES * b'}' as u64));
-        if m != 0 {
-            return i + (m.trailing_zeros() / 8) as usize;
+pub(crate) fn find_string_special(buf: &[u8], mut i: usize) -> usize {
+    loop {
+        if let Some(hit) = string_special_in_word(buf, i) {
+            return hit;
         }
         i += 8;
     }
-    while let Some(&b) = buf.get(i) {
-        if STRUCTURAL[usize::from(b)] {
-            return i;
-        }
-        i += 1;
+}
+
+/// The masks of one 64-byte block, 8 bytes at a time.
+pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
+    let mut m = Masks::default();
+    for (k, word) in chunk.chunks_exact(8).enumerate() {
+        let Ok(word) = <[u8; 8]>::try_from(word) else {
+            continue;
+        };
+        let x = u64::from_le_bytes(word);
+        let folded = x | (ONES * 0x20); // `[`/`{` and `]`/`}` differ only in bit 5
+        let shift = 8 * k;
+        m.quote |= movemask(eq_exact(x, b'"')) << shift;
+        m.backslash |= movemask(eq_exact(x, b'\\')) << shift;
+        m.open |= movemask(eq_exact(folded, b'{')) << shift;
+        m.close |= movemask(eq_exact(folded, b'}')) << shift;
+        m.curly |= movemask((x << 2) & HIGHS) << shift;
     }
-    buf.len().max(i)
+    m
+}
+
+/// Prefix XOR: bit i of the result is the XOR of bits 0..=i of `x`.
+#[inline(always)]
+pub(crate) const fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn naive(buf: &[u8], from: usize, hit: impl Fn(u8) -> bool) -> usize {
-        (from..buf.len())
-            .find(|&i| hit(buf[i]))
-            .unwrap_or(buf.len())
+    #[test]
+    fn swar_helpers_are_exact() {
+        for b in 0u8..=255 {
+            for pos in 0..8 {
+                let mut bytes = [b'a'; 8];
+                bytes[pos] = b;
+                let x = u64::from_le_bytes(bytes);
+                for c in [b'"', b'\\', b'{', b'a', 0, 0xFF] {
+                    let want: u64 = bytes
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &v)| u64::from(v == c) << k)
+                        .sum();
+                    assert_eq!(movemask(eq_exact(x, c)), want, "byte {b} at {pos} vs {c}");
+                }
+            }
+        }
+        assert_eq!(prefix_xor(0b1001), 0b0111);
+        assert_eq!(prefix_xor(1), u64::MAX);
     }
 
     #[test]
-    fn kernels_match_naive_on_every_byte_and_offset() {
-        for special in 0u8..=255 {
-            for len in 0..20 {
-                for pos in 0..len {
-                    let mut buf = vec![b'a'; len];
-                    buf[pos] = special;
-                    for from in 0..=len {
-                        assert_eq!(
-                            find_string_special(&buf, from),
-                            naive(&buf, from, |b| b == b'"' || b == b'\\' || b < 0x20)
-                        );
-                        assert_eq!(
-                            find_structural(&buf, from),
-                            naive(&buf, from, |b| STRUCTURAL[b as usize])
-                        );
-                    }
-                }
-            }
+    fn block_masks_match_bytes() {
+        let chunk: [u8; 64] = core::array::from_fn(|i| b"{\"a\\\"}[]x\xdb\xfb\x5b\x7d"[i % 13]);
+        let m = block_masks(&chunk);
+        for (i, &b) in chunk.iter().enumerate() {
+            let bit = |mask: u64| mask >> i & 1 == 1;
+            assert_eq!(bit(m.quote), b == b'"');
+            assert_eq!(bit(m.backslash), b == b'\\');
+            assert_eq!(bit(m.open), b == b'{' || b == b'[');
+            assert_eq!(bit(m.close), b == b'}' || b == b']');
+            assert_eq!(bit(m.curly), b & 0x20 != 0);
         }
     }
 }

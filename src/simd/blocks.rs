@@ -1,0 +1,310 @@
+//! Skipping a whole container 64 bytes at a time (envelope mode's structural scan).
+//!
+//! Per block, each kernel level only builds five bit masks (quotes, backslashes, opening and
+//! closing brackets, and which brackets are curly); everything after that is shared bit
+//! logic: escaped characters from runs of backslashes (the simdjson method), the in-string
+//! mask by prefix XOR of the unescaped quotes, then a walk over the brackets outside
+//! strings with the depth limit and bracket types checked. A backslash always escapes the
+//! byte after it, inside or outside a string (outside one the text is not JSON anyway).
+//!
+//! Blocks start at the container's first byte, so no alignment is needed; the last partial
+//! block is copied into a space-padded 64-byte buffer, so nothing is read past the slice.
+
+use crate::invalid::Reason;
+use crate::json::JsonError;
+use crate::parser::MAX_DEPTH_LIMIT;
+
+/// The bit masks of one 64-byte block (bit i = byte i).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Masks {
+    pub(crate) quote: u64,
+    pub(crate) backslash: u64,
+    /// `{` or `[`.
+    pub(crate) open: u64,
+    /// `}` or `]`.
+    pub(crate) close: u64,
+    /// Bytes with bit 5 set: among brackets, the curly ones.
+    pub(crate) curly: u64,
+}
+
+/// One bit per open container (1 = object). The first 64 levels live in a register; the
+/// rest is only materialised for deeply nested input.
+pub(crate) struct Nesting {
+    first: u64,
+    rest: Option<[u64; MAX_DEPTH_LIMIT / 64 - 1]>,
+}
+
+impl Nesting {
+    #[inline(always)]
+    pub(crate) const fn new() -> Self {
+        Nesting {
+            first: 0,
+            rest: None,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn set(&mut self, level: usize, object: bool) {
+        let bit = 1u64 << (level % 64);
+        let word = if level < 64 {
+            &mut self.first
+        } else {
+            let rest = self.rest.get_or_insert([0; MAX_DEPTH_LIMIT / 64 - 1]);
+            match rest.get_mut(level / 64 - 1) {
+                Some(word) => word,
+                None => return, // beyond MAX_DEPTH_LIMIT: the depth check refused it already
+            }
+        };
+        if object {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_object(&self, level: usize) -> bool {
+        let word = if level < 64 {
+            self.first
+        } else {
+            self.rest
+                .as_ref()
+                .and_then(|rest| rest.get(level / 64 - 1))
+                .copied()
+                .unwrap_or(0)
+        };
+        word & (1u64 << (level % 64)) != 0
+    }
+}
+
+/// Skips the container whose `{` or `[` is at `open`; returns the offset after its close.
+/// `depth` is the container's own nesting depth.
+#[inline]
+pub(crate) fn skip_container(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    skip_container_at(super::level(), buf, open, depth, max_depth)
+}
+
+/// [`skip_container`] at a given level (tests compare every level).
+pub(crate) fn skip_container_at(
+    level: super::Level,
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        use super::{x86, Level};
+        if level == Level::Avx512 && x86::has_avx512() {
+            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
+            return unsafe { x86::skip_container_avx512(buf, open, depth, max_depth) };
+        }
+        if level != Level::Scalar && x86::has_avx2() {
+            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
+            return unsafe { x86::skip_container_avx2(buf, open, depth, max_depth) };
+        }
+    }
+    let _ = level;
+    walk(
+        buf,
+        open,
+        depth,
+        max_depth,
+        super::scalar::block_masks,
+        super::scalar::prefix_xor,
+    )
+}
+
+/// The block walk shared by every level; `masks` and `prefix_xor` are the level's kernels.
+#[inline(always)]
+pub(crate) fn walk(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+    masks: impl Fn(&[u8; 64]) -> Masks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> Result<usize, JsonError> {
+    let mut state = State {
+        prev_escaped: 0,
+        in_string: 0,
+        level: 0,
+        nest: Nesting::new(),
+    };
+    let mut base = open;
+    while base < buf.len() {
+        let m = match buf
+            .get(base..base + 64)
+            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
+        {
+            Some(chunk) => masks(chunk),
+            None => {
+                let rest = buf.get(base..).unwrap_or_default();
+                let mut padded = [b' '; 64];
+                if let Some(head) = padded.get_mut(..rest.len()) {
+                    head.copy_from_slice(rest);
+                }
+                masks(&padded)
+            }
+        };
+        if let Some(end) = state.block(base, m, depth, max_depth, &prefix_xor)? {
+            return Ok(end);
+        }
+        base += 64;
+    }
+    Err(JsonError::eof(buf.len()))
+}
+
+struct State {
+    /// 1 when the previous block ended with an escaping backslash.
+    prev_escaped: u64,
+    /// All ones when the previous block ended inside a string.
+    in_string: u64,
+    level: usize,
+    nest: Nesting,
+}
+
+impl State {
+    /// Characters escaped by a preceding backslash (odd-length runs), carrying across blocks.
+    #[inline(always)]
+    fn escaped(&mut self, backslash: u64) -> u64 {
+        const EVEN: u64 = 0x5555_5555_5555_5555;
+        let backslash = backslash & !self.prev_escaped;
+        let follows_escape = (backslash << 1) | self.prev_escaped;
+        let odd_starts = backslash & !EVEN & !follows_escape;
+        let (even_sequences, overflow) = odd_starts.overflowing_add(backslash);
+        self.prev_escaped = u64::from(overflow);
+        let invert = even_sequences << 1;
+        (EVEN ^ invert) & follows_escape
+    }
+
+    #[inline(always)]
+    fn block(
+        &mut self,
+        base: usize,
+        m: Masks,
+        depth: usize,
+        max_depth: usize,
+        prefix_xor: &impl Fn(u64) -> u64,
+    ) -> Result<Option<usize>, JsonError> {
+        let escaped = self.escaped(m.backslash);
+        let quotes = m.quote & !escaped;
+        let in_string = prefix_xor(quotes) ^ self.in_string;
+        self.in_string = ((in_string as i64) >> 63) as u64;
+        let mut brackets = (m.open | m.close) & !in_string & !escaped;
+        while brackets != 0 {
+            let bit = brackets.trailing_zeros();
+            brackets &= brackets - 1;
+            let pos = base + bit as usize;
+            let curly = (m.curly >> bit) & 1 == 1;
+            if (m.open >> bit) & 1 == 1 {
+                if depth + self.level > max_depth {
+                    return Err(JsonError::new(Reason::TooDeep, pos));
+                }
+                self.nest.set(self.level, curly);
+                self.level += 1;
+            } else {
+                if self.level == 0 || self.nest.is_object(self.level - 1) != curly {
+                    return Err(JsonError::new(Reason::Syntax, pos));
+                }
+                self.level -= 1;
+                if self.level == 0 {
+                    return Ok(Some(pos + 1));
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::tests::levels;
+    use proptest::prelude::*;
+
+    /// The obviously correct byte walk with the same semantics.
+    fn naive(buf: &[u8], open: usize, depth: usize, max: usize) -> Result<usize, JsonError> {
+        let mut stack = Vec::new();
+        let mut in_string = false;
+        let mut i = open;
+        while let Some(&b) = buf.get(i) {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = !in_string,
+                b'{' | b'[' if !in_string => {
+                    if depth + stack.len() > max {
+                        return Err(JsonError::new(Reason::TooDeep, i));
+                    }
+                    stack.push(b == b'{');
+                }
+                b'}' | b']' if !in_string => {
+                    if stack.pop() != Some(b == b'}') {
+                        return Err(JsonError::new(Reason::Syntax, i));
+                    }
+                    if stack.is_empty() {
+                        return Ok(i + 1);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Err(JsonError::eof(buf.len()))
+    }
+
+    fn check(buf: &[u8], max: usize) {
+        let Some(open) = buf.iter().position(|&b| b == b'{' || b == b'[') else {
+            return;
+        };
+        let want = naive(buf, open, 2, max);
+        for level in levels() {
+            assert_eq!(
+                skip_container_at(level, buf, open, 2, max),
+                want,
+                "{level:?} on {:?}",
+                String::from_utf8_lossy(buf)
+            );
+        }
+    }
+
+    #[test]
+    fn tables() {
+        for s in [
+            &br#"{"a":[1,2,{"b":"]}"}],"c":"\\"}tail"#[..],
+            br#"["\"[", "\\\"]", "\\\\"] x"#,
+            br#"{"k":"v\\\\\\"}"}"#,
+            b"[}",
+            b"[[[",
+            b"{\"unterminated",
+            b"[\"a\\",
+        ] {
+            check(s, 1024);
+        }
+        let deep = [vec![b'['; 300], vec![b']'; 300]].concat();
+        check(&deep, 1024);
+        check(&deep, 200);
+        let long_string = format!("[\"{}\\\"{}\" ,1]", "x".repeat(100), "\\\\".repeat(70));
+        check(long_string.as_bytes(), 1024);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn every_level_matches_the_naive_walk(
+            body in proptest::collection::vec(prop::sample::select(&b"{}[]\"\\ax\xdb\xfb,:"[..]), 0..300),
+            prefix in 0usize..70,
+            max in 1usize..40,
+        ) {
+            let mut buf = vec![b' '; prefix];
+            buf.push(b'[');
+            buf.extend_from_slice(&body);
+            check(&buf, max);
+        }
+    }
+}

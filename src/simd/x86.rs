@@ -1,0 +1,194 @@
+//! x86_64 kernels: AVX2 (32 bytes per step) and AVX-512BW (64 bytes per step).
+//!
+//! Every function here is `#[target_feature]`; callers in `mod.rs`/`blocks.rs` reach them
+//! only after `has_avx2`/`has_avx512` said yes. Every load reads from a slice or array
+//! that is known to hold the bytes read (the `SAFETY` comments say how).
+
+use core::arch::x86_64::*;
+
+use super::blocks::{self, Masks};
+use super::scalar;
+use crate::json::{string, JsonError};
+
+/// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
+#[inline]
+pub(super) fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq")
+}
+
+/// AVX-512BW (and PCLMULQDQ) are available.
+#[inline]
+pub(super) fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512bw") && has_avx2()
+}
+
+#[target_feature(enable = "avx2")]
+pub(super) fn find_string_special_avx2(buf: &[u8], mut i: usize) -> usize {
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let control = _mm256_set1_epi8(0x1F);
+    while let Some(chunk) = buf.get(i..i + 32) {
+        // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        let hit = _mm256_or_si256(
+            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)),
+            _mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v),
+        );
+        let mask = _mm256_movemask_epi8(hit) as u32;
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 32;
+    }
+    scalar::find_string_special(buf, i)
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn find_string_special_avx512(buf: &[u8], mut i: usize) -> usize {
+    let quote = _mm512_set1_epi8(b'"' as i8);
+    let backslash = _mm512_set1_epi8(b'\\' as i8);
+    let control = _mm512_set1_epi8(0x1F);
+    while let Some(chunk) = buf.get(i..i + 64) {
+        // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
+        let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+        let mask = _mm512_cmpeq_epi8_mask(v, quote)
+            | _mm512_cmpeq_epi8_mask(v, backslash)
+            | _mm512_cmple_epu8_mask(v, control);
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 64;
+    }
+    find_string_special_avx2(buf, i)
+}
+
+#[target_feature(enable = "avx2")]
+pub(super) fn scan_string_avx2(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+    string::scan_from(buf, from, |b, i| find_string_special_avx2(b, i))
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn scan_string_avx512(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+    string::scan_from(buf, from, |b, i| find_string_special_avx512(b, i))
+}
+
+/// Prefix XOR by carry-less multiplication with all ones.
+#[target_feature(enable = "pclmulqdq,sse2")]
+fn prefix_xor_clmul(x: u64) -> u64 {
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+#[target_feature(enable = "avx2")]
+fn masks_avx2(chunk: &[u8; 64]) -> Masks {
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let backslash = _mm256_set1_epi8(b'\\' as i8);
+    let bit5 = _mm256_set1_epi8(0x20);
+    let open = _mm256_set1_epi8(b'{' as i8);
+    let close = _mm256_set1_epi8(b'}' as i8);
+    let half = |v: __m256i| {
+        let folded = _mm256_or_si256(v, bit5);
+        [
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) as u32 as u64,
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(v, backslash)) as u32 as u64,
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, open)) as u32 as u64,
+            _mm256_movemask_epi8(_mm256_cmpeq_epi8(folded, close)) as u32 as u64,
+            // Bit 5 of each byte moved to bit 7 (16-bit lanes: only bits within a byte matter).
+            _mm256_movemask_epi8(_mm256_slli_epi16(v, 2)) as u32 as u64,
+        ]
+    };
+    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
+    let (lo, hi) = unsafe {
+        (
+            _mm256_loadu_si256(chunk.as_ptr().cast()),
+            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
+        )
+    };
+    let (lo, hi) = (half(lo), half(hi));
+    Masks {
+        quote: lo[0] | hi[0] << 32,
+        backslash: lo[1] | hi[1] << 32,
+        open: lo[2] | hi[2] << 32,
+        close: lo[3] | hi[3] << 32,
+        curly: lo[4] | hi[4] << 32,
+    }
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn masks_avx512(chunk: &[u8; 64]) -> Masks {
+    // SAFETY: `chunk` is exactly the 64 bytes the unaligned load reads.
+    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    Masks {
+        quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+        backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+        open: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'{' as i8)),
+        close: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'}' as i8)),
+        curly: _mm512_test_epi8_mask(v, _mm512_set1_epi8(0x20)),
+    }
+}
+
+#[target_feature(enable = "avx2,pclmulqdq")]
+pub(super) fn skip_container_avx2(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    blocks::walk(
+        buf,
+        open,
+        depth,
+        max_depth,
+        |c| masks_avx2(c),
+        |x| prefix_xor_clmul(x),
+    )
+}
+
+#[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+pub(super) fn skip_container_avx512(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    blocks::walk(
+        buf,
+        open,
+        depth,
+        max_depth,
+        |c| masks_avx512(c),
+        |x| prefix_xor_clmul(x),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_masks_equal_scalar_masks() {
+        if !has_avx2() {
+            return;
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            let chunk: [u8; 64] = core::array::from_fn(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff"[(seed % 14) as usize]
+            });
+            let want = scalar::block_masks(&chunk);
+            // SAFETY: AVX2 is available (checked at the top of the test).
+            assert_eq!(unsafe { masks_avx2(&chunk) }, want);
+            if has_avx512() {
+                // SAFETY: AVX-512BW is available.
+                assert_eq!(unsafe { masks_avx512(&chunk) }, want);
+            }
+            let x = seed;
+            // SAFETY: PCLMULQDQ is available (part of has_avx2).
+            assert_eq!(unsafe { prefix_xor_clmul(x) }, scalar::prefix_xor(x));
+        }
+    }
+}
