@@ -14,215 +14,13 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rpcscan::{Kind, Parser, Validation};
 use rpcscan_oracle::corpus::{self, Mix};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use std::hint::black_box;
 
 type Counts = [usize; 5];
 
-/// What every baseline extracts; the kind follows SPEC §3 as far as each library allows.
-#[derive(Default)]
-struct Env {
-    version_ok: bool,
-    method: Option<bool>,
-    params_ok: Option<bool>,
-    id: Option<IdType>,
-    result: bool,
-    error_ok: Option<bool>,
-}
-
-#[derive(PartialEq, Clone, Copy)]
-enum IdType {
-    Str,
-    Int,
-    Null,
-    Other,
-}
-
-impl Env {
-    fn kind(&self) -> Kind {
-        if !self.version_ok {
-            return Kind::Invalid;
-        }
-        let id_ok = matches!(self.id, Some(IdType::Str | IdType::Int));
-        match self.method {
-            Some(true)
-                if !self.result && self.error_ok.is_none() && self.params_ok != Some(false) =>
-            {
-                match self.id {
-                    None => Kind::Notification,
-                    Some(_) if id_ok => Kind::Request,
-                    _ => Kind::Invalid,
-                }
-            }
-            Some(_) => Kind::Invalid,
-            None => match (self.result, self.error_ok) {
-                (true, None) if id_ok => Kind::Result,
-                (false, Some(true)) if self.id != Some(IdType::Other) => Kind::Error,
-                _ => Kind::Invalid,
-            },
-        }
-    }
-}
-
-fn raw_id_type(raw: &str) -> IdType {
-    match raw.as_bytes().first() {
-        Some(b'"') => IdType::Str,
-        Some(b'-' | b'0'..=b'9') if !raw.contains(['.', 'e', 'E']) => IdType::Int,
-        Some(b'n') => IdType::Null,
-        _ => IdType::Other,
-    }
-}
-
-fn serde_value(line: &[u8]) -> Kind {
-    use serde_json::Value;
-    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
-        return Kind::Invalid;
-    };
-    let mut env = Env {
-        version_ok: map.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
-        method: map.get("method").map(Value::is_string),
-        params_ok: map.get("params").map(|p| p.is_object() || p.is_array()),
-        result: map.contains_key("result"),
-        ..Env::default()
-    };
-    env.id = map.get("id").map(|id| match id {
-        Value::String(_) => IdType::Str,
-        Value::Number(n) if n.is_i64() || n.is_u64() => IdType::Int,
-        Value::Null => IdType::Null,
-        _ => IdType::Other,
-    });
-    env.error_ok = map.get("error").map(|e| {
-        e.get("code").is_some_and(|c| c.is_i64()) && e.get("message").is_some_and(Value::is_string)
-    });
-    env.kind()
-}
-
-#[derive(Deserialize)]
-struct RawEnvelope<'a> {
-    #[serde(borrow)]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Option<&'a RawValue>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct RawError<'a> {
-    #[serde(borrow)]
-    code: &'a RawValue,
-    #[serde(borrow)]
-    message: &'a RawValue,
-}
-
-fn serde_raw(line: &[u8]) -> Kind {
-    let Ok(e) = serde_json::from_slice::<RawEnvelope>(line) else {
-        return Kind::Invalid;
-    };
-    let env = Env {
-        version_ok: e.jsonrpc.map(RawValue::get) == Some("\"2.0\""),
-        method: e.method.map(|m| m.get().starts_with('"')),
-        params_ok: e.params.map(|p| p.get().starts_with(['{', '['])),
-        id: e.id.map(|id| raw_id_type(id.get())),
-        result: e.result.is_some(),
-        error_ok: e.error.map(|err| {
-            serde_json::from_str::<RawError>(err.get()).is_ok_and(|r| {
-                raw_id_type(r.code.get()) == IdType::Int && r.message.get().starts_with('"')
-            })
-        }),
-    };
-    env.kind()
-}
-
-fn simd_json_borrowed(line: &[u8], scratch: &mut Vec<u8>) -> Kind {
-    use simd_json::prelude::*;
-    use simd_json::BorrowedValue;
-    scratch.clear();
-    scratch.extend_from_slice(line);
-    let Ok(BorrowedValue::Object(map)) = simd_json::to_borrowed_value(scratch) else {
-        return Kind::Invalid;
-    };
-    let env = Env {
-        version_ok: map.get("jsonrpc").and_then(|v| v.as_str()) == Some("2.0"),
-        method: map.get("method").map(|m| m.is_str()),
-        params_ok: map.get("params").map(|p| p.is_object() || p.is_array()),
-        id: map.get("id").map(|id| {
-            if id.is_str() {
-                IdType::Str
-            } else if id.is_i64() || id.is_u64() {
-                IdType::Int
-            } else if id.is_null() {
-                IdType::Null
-            } else {
-                IdType::Other
-            }
-        }),
-        result: map.contains_key("result"),
-        error_ok: map.get("error").map(|e| {
-            e.get("code").is_some_and(|c| c.is_i64())
-                && e.get("message").is_some_and(|m| m.is_str())
-        }),
-    };
-    env.kind()
-}
-
-fn sonic_env<'a>(
-    iter: impl Iterator<Item = sonic_rs::Result<(std::borrow::Cow<'a, str>, sonic_rs::LazyValue<'a>)>>,
-) -> Kind {
-    use sonic_rs::JsonValueTrait;
-    let mut env = Env::default();
-    for member in iter {
-        let Ok((key, value)) = member else {
-            return Kind::Invalid;
-        };
-        match &*key {
-            "jsonrpc" => env.version_ok = value.as_str() == Some("2.0"),
-            "method" => env.method = Some(value.is_str()),
-            "params" => env.params_ok = Some(value.is_object() || value.is_array()),
-            "id" => env.id = Some(raw_id_type(value.as_raw_str())),
-            "result" => env.result = true,
-            "error" => {
-                let mut code = false;
-                let mut message = false;
-                for m in sonic_rs::to_object_iter(value.as_raw_str()) {
-                    let Ok((k, v)) = m else {
-                        return Kind::Invalid;
-                    };
-                    match &*k {
-                        "code" => code = raw_id_type(v.as_raw_str()) == IdType::Int,
-                        "message" => message = v.is_str(),
-                        _ => {}
-                    }
-                }
-                env.error_ok = Some(code && message);
-            }
-            _ => {}
-        }
-    }
-    env.kind()
-}
-
-fn sonic_checked(line: &[u8]) -> Kind {
-    let Ok(text) = std::str::from_utf8(line) else {
-        return Kind::Invalid;
-    };
-    sonic_env(sonic_rs::to_object_iter(text))
-}
-
-fn sonic_unchecked(line: &[u8]) -> Kind {
-    let Ok(text) = std::str::from_utf8(line) else {
-        return Kind::Invalid;
-    };
-    // SAFETY: only called on the corpus subset the oracle found to be valid JSON.
-    sonic_env(unsafe { sonic_rs::to_object_iter_unchecked(text) })
-}
+#[path = "baselines.rs"]
+mod baselines;
+use baselines::{serde_raw, serde_value, simd_json_borrowed, sonic_checked, sonic_unchecked};
 
 fn count(lines: &[&[u8]], mut f: impl FnMut(&[u8]) -> Kind) -> Counts {
     let mut counts = [0; 5];
@@ -362,7 +160,14 @@ fn scaling(c: &mut Criterion) {
     let envelope = Parser::new().validation(Validation::Envelope);
     let mut group = c.benchmark_group("scaling");
     group.sample_size(10);
-    for mb in [1usize, 16, 200] {
+    // `cargo bench` passes `--bench`; `cargo test --benches` (CI) runs each function once
+    // and only needs to know it works, so it skips the big corpora.
+    let sizes: &[usize] = if std::env::args().any(|a| a == "--bench") {
+        &[1, 16, 200]
+    } else {
+        &[1]
+    };
+    for &mb in sizes {
         let bytes = corpus::generate(Mix::Small, mb << 20, 5);
         let lines: Vec<&[u8]> = bytes
             .split(|&b| b == b'\n')

@@ -4,9 +4,14 @@
 //! ```text
 //! cargo build --release --example profile
 //! perf record -g target/release/examples/profile small strict 200
+//! # modes: strict envelope serde_value serde_raw simd_json sonic
 //! ```
 
-use rpcscan::{Parser, Validation};
+use rpcscan::{Kind, Parser, Validation};
+
+#[path = "../benches/baselines.rs"]
+#[allow(dead_code)]
+mod baselines;
 use rpcscan_oracle::corpus::{generate, Mix};
 
 fn main() {
@@ -15,9 +20,19 @@ fn main() {
         Some("mixed") => Mix::Mixed,
         _ => Mix::Small,
     };
-    let parser = match args.next().as_deref() {
-        Some("envelope") => Parser::new().validation(Validation::Envelope),
-        _ => Parser::new(),
+    let mode = args.next().unwrap_or_else(|| "strict".into());
+    let strict = Parser::new();
+    let envelope = Parser::new().validation(Validation::Envelope);
+    let mut scratch = Vec::new();
+    let mut classify = |line: &[u8]| -> Kind {
+        match mode.as_str() {
+            "envelope" => envelope.classify(line),
+            "serde_value" => baselines::serde_value(line),
+            "serde_raw" => baselines::serde_raw(line),
+            "simd_json" => baselines::simd_json_borrowed(line, &mut scratch),
+            "sonic" => baselines::sonic_checked(line),
+            _ => strict.classify(line),
+        }
     };
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let corpus = generate(mix, 4 << 20, 1);
@@ -29,7 +44,7 @@ fn main() {
     let start = std::time::Instant::now();
     for _ in 0..rounds {
         for line in &lines {
-            counts[parser.classify(line) as usize] += 1;
+            counts[classify(line) as usize] += 1;
         }
     }
     let secs = start.elapsed().as_secs_f64();

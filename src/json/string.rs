@@ -21,26 +21,58 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
     simd::scan_string(buf, start)
 }
 
-/// The string loop from `i` (inside a string), with `find` the level's kernel for the next
-/// `"`, `\` or control byte. Kernels instantiate it inside their target-feature context so
-/// a string with many escapes costs one call, not one per escape.
+/// The string loop from `i` (inside a string). `window(buf, i)` is the level's kernel: the
+/// exact mask of `"`, `\\` and control bytes among the `W` bytes at `i` (bit k = byte
+/// `i + k`), or `None` when fewer than `W` bytes remain. Escapes are handled from the same
+/// mask, so a string with many escapes costs one load per window, and the whole loop is
+/// instantiated inside the kernel's target-feature context (one call per string).
 #[inline(always)]
-pub(crate) fn scan_from(
+pub(crate) fn scan_from<const W: usize>(
     buf: &[u8],
     mut i: usize,
-    find: impl Fn(&[u8], usize) -> usize,
+    window: impl Fn(&[u8], usize) -> Option<u64>,
 ) -> Result<(usize, bool), JsonError> {
     let mut escaped = false;
+    while let Some(mut mask) = window(buf, i) {
+        while mask != 0 {
+            let at = i + mask.trailing_zeros() as usize;
+            match buf.get(at) {
+                Some(b'"') => return Ok((at + 1, escaped)),
+                Some(b'\\') => {
+                    escaped = true;
+                    let next = escape(buf, at)?;
+                    let used = next - i;
+                    if used >= W {
+                        i = next;
+                        mask = window(buf, i).unwrap_or(0);
+                        if mask == 0 && buf.len() < i + W {
+                            return tail(buf, i, escaped);
+                        }
+                        continue;
+                    }
+                    mask &= !((1u64 << used) - 1);
+                }
+                // A raw control character (0x00-0x1F).
+                _ => return Err(JsonError::unexpected(buf, at)),
+            }
+        }
+        i += W;
+    }
+    tail(buf, i, escaped)
+}
+
+/// The last bytes of the buffer, one at a time.
+#[inline]
+fn tail(buf: &[u8], mut i: usize, mut escaped: bool) -> Result<(usize, bool), JsonError> {
     loop {
-        i = find(buf, i);
         match buf.get(i) {
             Some(b'"') => return Ok((i + 1, escaped)),
             Some(b'\\') => {
                 escaped = true;
                 i = escape(buf, i)?;
             }
-            // A raw control character (0x00-0x1F).
-            Some(_) => return Err(JsonError::unexpected(buf, i)),
+            Some(&b) if b < 0x20 => return Err(JsonError::unexpected(buf, i)),
+            Some(_) => i += 1,
             None => return Err(JsonError::eof(buf.len())),
         }
     }

@@ -113,6 +113,10 @@ fn checked_string<const STRICT: bool>(buf: &[u8], open: usize) -> Result<(usize,
     let (end, escaped) = string::scan_strict(buf, open)?;
     if !STRICT {
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
+        // Keys and ids are short and nearly always ASCII: skip the validator call then.
+        if content.is_ascii() {
+            return Ok((end, escaped));
+        }
         if let Err(bad) = utf8::validate(content) {
             return Err(JsonError::new(Reason::InvalidUtf8, open + 1 + bad));
         }

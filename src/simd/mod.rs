@@ -111,7 +111,7 @@ pub(crate) fn scan_string_at(
             // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
             unsafe { x86::scan_string_avx2(buf, from) }
         }
-        _ => string::scan_from(buf, from, scalar::find_string_special),
+        _ => string::scan_from::<8>(buf, from, scalar::string_special_window),
     }
 }
 

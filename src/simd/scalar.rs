@@ -63,6 +63,15 @@ pub(crate) fn string_special_in_word(buf: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// Exact mask of string-special bytes among the 8 at `at` (bit k = byte `at + k`).
+#[inline(always)]
+pub(crate) fn string_special_window(buf: &[u8], at: usize) -> Option<u64> {
+    let x = load(buf, at)?;
+    // A byte is below 0x20 exactly when its bits 7, 6 and 5 are all clear.
+    let control = !(x | (x << 1) | (x << 2)) & HIGHS;
+    Some(movemask(eq_exact(x, b'"') | eq_exact(x, b'\\') | control))
+}
+
 pub(crate) fn find_string_special(buf: &[u8], mut i: usize) -> usize {
     loop {
         if let Some(hit) = string_special_in_word(buf, i) {

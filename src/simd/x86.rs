@@ -62,14 +62,43 @@ pub(super) fn find_string_special_avx512(buf: &[u8], mut i: usize) -> usize {
     find_string_special_avx2(buf, i)
 }
 
+/// Mask of `"`, `\\` and control bytes among the 32 at `i`.
+#[target_feature(enable = "avx2")]
+fn special_window_avx2(buf: &[u8], i: usize) -> Option<u64> {
+    let chunk = buf.get(i..i + 32)?;
+    // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
+    let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+    let hit = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)),
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)),
+        ),
+        _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v),
+    );
+    Some(u64::from(_mm256_movemask_epi8(hit) as u32))
+}
+
+/// Mask of `"`, `\\` and control bytes among the 64 at `i`.
+#[target_feature(enable = "avx512bw,avx2")]
+fn special_window_avx512(buf: &[u8], i: usize) -> Option<u64> {
+    let chunk = buf.get(i..i + 64)?;
+    // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
+    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+    Some(
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8))
+            | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8))
+            | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+    )
+}
+
 #[target_feature(enable = "avx2")]
 pub(super) fn scan_string_avx2(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    string::scan_from(buf, from, |b, i| find_string_special_avx2(b, i))
+    string::scan_from::<32>(buf, from, |b, i| special_window_avx2(b, i))
 }
 
 #[target_feature(enable = "avx512bw,avx2")]
 pub(super) fn scan_string_avx512(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    string::scan_from(buf, from, |b, i| find_string_special_avx512(b, i))
+    string::scan_from::<64>(buf, from, |b, i| special_window_avx512(b, i))
 }
 
 /// Prefix XOR by carry-less multiplication with all ones.
