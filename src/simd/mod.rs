@@ -115,21 +115,21 @@ pub(crate) fn scan_string_at(
     }
 }
 
-/// The next string-special byte at a given level (tests compare every level).
+/// The string-special mask of the window at `i` for a level, and the window's width.
 #[cfg(test)]
-pub(crate) fn find_string_special_at(level: Level, buf: &[u8], from: usize) -> usize {
+pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u64, usize)> {
     match level {
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW (checked above; cached after the first call).
-            unsafe { x86::find_string_special_avx512(buf, from) }
+            // SAFETY: the CPU supports AVX-512BW (checked just above).
+            unsafe { x86::special_window_avx512(buf, i) }.map(|m| (m, 64))
         }
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
-            unsafe { x86::find_string_special_avx2(buf, from) }
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { x86::special_window_avx2(buf, i) }.map(|m| (m, 32))
         }
-        _ => scalar::find_string_special(buf, from),
+        _ => scalar::string_special_window(buf, i).map(|m| (m, 8)),
     }
 }
 
@@ -166,43 +166,40 @@ mod tests {
         v
     }
 
-    fn naive_special(buf: &[u8], from: usize) -> usize {
-        (from..buf.len())
-            .find(|&i| matches!(buf[i], b'"' | b'\\' | 0..=0x1F))
-            .unwrap_or(buf.len())
-    }
-
     #[test]
-    fn string_kernels_agree_on_every_length_alignment_and_offset() {
+    fn window_masks_are_exact_on_every_length_alignment_and_offset() {
         let mut storage = vec![0u8; 300];
         for level in levels() {
             for len in 0..=200usize {
                 for align in 0..4usize {
-                    for hit in [
-                        None,
-                        Some(0usize),
-                        Some(1),
-                        Some(31),
-                        Some(32),
-                        Some(63),
-                        Some(64),
-                        Some(len.saturating_sub(1)),
-                    ] {
+                    for hit in [0usize, 1, 31, 32, 63, 64, len.saturating_sub(1)] {
                         for special in [b'"', b'\\', 0x00, 0x1F] {
                             let buf = &mut storage[align..align + len];
                             for (k, b) in buf.iter_mut().enumerate() {
                                 *b = b"ab\x7f\x20\xc3\xa9z!"[k % 8];
                             }
-                            if let Some(h) = hit.filter(|&h| h < len) {
-                                buf[h] = special;
+                            if hit < len {
+                                buf[hit] = special;
                             }
                             for from in [0, 1, 7, 8, 9, 33, len / 2, len] {
                                 let from = from.min(len);
-                                assert_eq!(
-                                    find_string_special_at(level, buf, from),
-                                    naive_special(buf, from),
-                                    "{level:?} len {len} align {align} hit {hit:?} from {from}"
-                                );
+                                match special_window_at(level, buf, from) {
+                                    Some((mask, width)) => {
+                                        let want: u64 = (0..width)
+                                            .filter(|&k| {
+                                                matches!(buf[from + k], b'"' | b'\\' | 0..=0x1F)
+                                            })
+                                            .map(|k| 1u64 << k)
+                                            .sum();
+                                        assert_eq!(
+                                            mask, want,
+                                            "{level:?} len {len} align {align} from {from}"
+                                        );
+                                    }
+                                    None => {
+                                        assert!(len - from < 64, "{level:?} refused a full window")
+                                    }
+                                }
                             }
                         }
                     }

@@ -72,15 +72,6 @@ pub(crate) fn string_special_window(buf: &[u8], at: usize) -> Option<u64> {
     Some(movemask(eq_exact(x, b'"') | eq_exact(x, b'\\') | control))
 }
 
-pub(crate) fn find_string_special(buf: &[u8], mut i: usize) -> usize {
-    loop {
-        if let Some(hit) = string_special_in_word(buf, i) {
-            return hit;
-        }
-        i += 8;
-    }
-}
-
 /// The masks of one 64-byte block, 8 bytes at a time.
 pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
     let mut m = Masks::default();

@@ -7,7 +7,6 @@
 use core::arch::x86_64::*;
 
 use super::blocks::{self, Masks};
-use super::scalar;
 use crate::json::{string, JsonError};
 
 /// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
@@ -22,49 +21,9 @@ pub(super) fn has_avx512() -> bool {
     std::arch::is_x86_feature_detected!("avx512bw") && has_avx2()
 }
 
-#[target_feature(enable = "avx2")]
-pub(super) fn find_string_special_avx2(buf: &[u8], mut i: usize) -> usize {
-    let quote = _mm256_set1_epi8(b'"' as i8);
-    let backslash = _mm256_set1_epi8(b'\\' as i8);
-    let control = _mm256_set1_epi8(0x1F);
-    while let Some(chunk) = buf.get(i..i + 32) {
-        // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
-        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-        let hit = _mm256_or_si256(
-            _mm256_or_si256(_mm256_cmpeq_epi8(v, quote), _mm256_cmpeq_epi8(v, backslash)),
-            _mm256_cmpeq_epi8(_mm256_min_epu8(v, control), v),
-        );
-        let mask = _mm256_movemask_epi8(hit) as u32;
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 32;
-    }
-    scalar::find_string_special(buf, i)
-}
-
-#[target_feature(enable = "avx512bw,avx2")]
-pub(super) fn find_string_special_avx512(buf: &[u8], mut i: usize) -> usize {
-    let quote = _mm512_set1_epi8(b'"' as i8);
-    let backslash = _mm512_set1_epi8(b'\\' as i8);
-    let control = _mm512_set1_epi8(0x1F);
-    while let Some(chunk) = buf.get(i..i + 64) {
-        // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
-        let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
-        let mask = _mm512_cmpeq_epi8_mask(v, quote)
-            | _mm512_cmpeq_epi8_mask(v, backslash)
-            | _mm512_cmple_epu8_mask(v, control);
-        if mask != 0 {
-            return i + mask.trailing_zeros() as usize;
-        }
-        i += 64;
-    }
-    find_string_special_avx2(buf, i)
-}
-
 /// Mask of `"`, `\\` and control bytes among the 32 at `i`.
 #[target_feature(enable = "avx2")]
-fn special_window_avx2(buf: &[u8], i: usize) -> Option<u64> {
+pub(super) fn special_window_avx2(buf: &[u8], i: usize) -> Option<u64> {
     let chunk = buf.get(i..i + 32)?;
     // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
     let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
@@ -80,7 +39,7 @@ fn special_window_avx2(buf: &[u8], i: usize) -> Option<u64> {
 
 /// Mask of `"`, `\\` and control bytes among the 64 at `i`.
 #[target_feature(enable = "avx512bw,avx2")]
-fn special_window_avx512(buf: &[u8], i: usize) -> Option<u64> {
+pub(super) fn special_window_avx512(buf: &[u8], i: usize) -> Option<u64> {
     let chunk = buf.get(i..i + 64)?;
     // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
     let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
@@ -193,6 +152,7 @@ pub(super) fn skip_container_avx512(
 
 #[cfg(test)]
 mod tests {
+    use super::super::scalar;
     use super::*;
 
     #[test]
