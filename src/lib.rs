@@ -60,14 +60,17 @@
 //! | [`Invalid`], [`Reason`] | why a message is invalid, with code, offset and id |
 //! | [`response`] | error responses echoing raw ids into any `BufMut` |
 //! | [`json`] | the strict RFC 8259 validator on its own |
+//! | [`frame`], [`OwnedMessage`] | byte streams → frames (NDJSON, Content-Length, SSE, json-seq); owned messages |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
+pub mod frame;
 mod id;
 mod invalid;
 pub mod json;
 mod kind;
 mod message;
+mod owned;
 mod parser;
 pub mod response;
 mod scan;
@@ -78,6 +81,7 @@ pub use id::{ErrorCode, Id};
 pub use invalid::{Invalid, Reason};
 pub use kind::Kind;
 pub use message::{Message, Raw};
+pub use owned::{OwnedInvalid, OwnedMessage};
 pub use parser::{Parser, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use scan::batch::Batch;
 pub use simd::kernel_level;

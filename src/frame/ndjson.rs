@@ -1,0 +1,219 @@
+//! NDJSON / MCP stdio: one message per line (SPEC §7).
+//!
+//! Lines end with `\n`; one `\r` before it is stripped. Lines that are empty or hold only
+//! space, tab and CR are not messages and are skipped. A final line without `\n` is a
+//! message at end of input ([`Decode::decode_eof`]). Nothing else is touched: a line that
+//! starts with a byte order mark is passed through as is, and the scanner then reports it
+//! as [`crate::Reason::Bom`].
+//!
+//! A line longer than the maximum message size (counted without its `\n` or `\r\n`) is
+//! reported as [`FrameErrorKind::TooLarge`](super::FrameErrorKind::TooLarge) once its end is seen, and is dropped from the
+//! buffer as it arrives, so the buffer never holds more than the maximum plus one chunk.
+//! It is reported even when it is blank.
+//!
+//! [`ndjson_messages`] is the same framing over a complete buffer (a memory-mapped log),
+//! borrowing and allocation-free.
+
+use bytes::BytesMut;
+use memchr::memchr;
+
+use super::{
+    is_blank, over_limit, Cursor, Decode, Frame, FrameError, Framing, DEFAULT_MAX_MESSAGE_SIZE,
+};
+
+/// Splits a byte stream into NDJSON lines.
+///
+/// ```
+/// use bytes::BytesMut;
+/// use rpcscan::frame::{Decode, FrameErrorKind, NdjsonDecoder};
+///
+/// let mut decoder = NdjsonDecoder::new().max_message_size(8);
+/// let mut buf = BytesMut::from(&b"0123456789\n{}\r\n"[..]);
+/// let err = decoder.decode(&mut buf).unwrap().unwrap_err();
+/// assert_eq!((err.kind(), err.offset(), err.len()), (FrameErrorKind::TooLarge, 0, 10));
+/// let frame = decoder.decode(&mut buf).unwrap().unwrap();
+/// assert_eq!((frame.offset(), frame.bytes().as_ref()), (11, &b"{}"[..]));
+/// assert!(decoder.decode(&mut buf).is_none());
+/// ```
+#[derive(Clone, Debug)]
+pub struct NdjsonDecoder {
+    max: usize,
+    cur: Cursor,
+    discarding: Option<Discard>,
+}
+
+/// An oversized line being dropped as it streams past.
+#[derive(Clone, Copy, Debug)]
+struct Discard {
+    start: u64,
+    seen: u64,
+    last: Option<u8>,
+}
+
+impl Default for NdjsonDecoder {
+    fn default() -> Self {
+        NdjsonDecoder::new()
+    }
+}
+
+impl NdjsonDecoder {
+    /// A decoder with the default maximum message size (16 MiB).
+    pub const fn new() -> Self {
+        NdjsonDecoder {
+            max: DEFAULT_MAX_MESSAGE_SIZE,
+            cur: Cursor {
+                pos: 0,
+                searched: 0,
+            },
+            discarding: None,
+        }
+    }
+
+    /// Sets the maximum line length (bytes, without the line terminator).
+    pub const fn max_message_size(mut self, max: usize) -> Self {
+        self.max = max;
+        self
+    }
+
+    fn too_large(&self, start: u64, len: u64) -> FrameError {
+        FrameError::too_large(Framing::Ndjson, start, len, len, self.max)
+    }
+}
+
+impl Decode for NdjsonDecoder {
+    fn decode(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
+        loop {
+            if let Some(mut d) = self.discarding {
+                // Nothing of an oversized line is kept: search each byte once and drop it.
+                let Some(i) = memchr(b'\n', buf) else {
+                    d.seen += buf.len() as u64;
+                    d.last = buf.last().copied().or(d.last);
+                    self.discarding = Some(d);
+                    self.cur.skip_all(buf);
+                    return None;
+                };
+                let last = match i.checked_sub(1) {
+                    Some(j) => buf.get(j).copied(),
+                    None => d.last,
+                };
+                let len = d.seen + i as u64 - u64::from(last == Some(b'\r'));
+                self.cur.skip(buf, i + 1);
+                self.discarding = None;
+                return Some(Err(self.too_large(d.start, len)));
+            }
+
+            let from = self.cur.from(buf);
+            let found = buf.get(from..).and_then(|rest| memchr(b'\n', rest));
+            let Some(i) = found.map(|j| from + j) else {
+                self.cur.searched = buf.len();
+                if over_limit(buf.len(), self.max, buf.last().copied(), b'\r') {
+                    self.discarding = Some(Discard {
+                        start: self.cur.pos,
+                        seen: buf.len() as u64,
+                        last: buf.last().copied(),
+                    });
+                    self.cur.skip_all(buf);
+                }
+                return None;
+            };
+            let start = self.cur.pos;
+            let content = strip_cr(buf.get(..i).unwrap_or_default()).len();
+            if content > self.max {
+                self.cur.skip(buf, i + 1);
+                self.cur.searched = 0;
+                return Some(Err(self.too_large(start, content as u64)));
+            }
+            if is_blank(buf.get(..content).unwrap_or_default()) {
+                self.cur.skip(buf, i + 1);
+                self.cur.searched = 0;
+                continue;
+            }
+            let mut line = self.cur.take(buf, i + 1);
+            self.cur.searched = 0;
+            line.truncate(content);
+            return Some(Ok(Frame::new(line.freeze(), start, Some(start))));
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
+        if let Some(item) = self.decode(buf) {
+            return Some(item);
+        }
+        self.cur.searched = 0;
+        if let Some(d) = self.discarding.take() {
+            let len = d.seen - u64::from(d.last == Some(b'\r'));
+            return Some(Err(self.too_large(d.start, len)));
+        }
+        if buf.is_empty() {
+            return None;
+        }
+        let start = self.cur.pos;
+        let content = strip_cr(buf).len();
+        if is_blank(buf) {
+            self.cur.skip_all(buf);
+            return None;
+        }
+        let mut line = self.cur.take(buf, buf.len());
+        if content > self.max {
+            // Unreachable through `decode` (it starts discarding first); kept total.
+            return Some(Err(self.too_large(start, content as u64)));
+        }
+        line.truncate(content);
+        Some(Ok(Frame::new(line.freeze(), start, Some(start))))
+    }
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The NDJSON messages of a complete buffer: `(offset, line)` pairs borrowing from it.
+///
+/// Same rules as [`NdjsonDecoder`] (without a size limit): split on `\n`, strip one `\r`,
+/// skip blank lines, the last line needs no `\n`. No allocation.
+///
+/// ```
+/// let log = b"{\"a\":1}\r\n\n  \n{\"b\":2}";
+/// let lines: Vec<_> = rpcscan::frame::ndjson_messages(log).collect();
+/// assert_eq!(lines, [(0, &b"{\"a\":1}"[..]), (13, &b"{\"b\":2}"[..])]);
+/// ```
+pub fn ndjson_messages(buf: &[u8]) -> NdjsonMessages<'_> {
+    NdjsonMessages { buf, pos: 0 }
+}
+
+/// Iterator of [`ndjson_messages`].
+#[derive(Clone, Debug)]
+pub struct NdjsonMessages<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> NdjsonMessages<'a> {
+    /// The part of the buffer not yet iterated over.
+    pub fn remainder(&self) -> &'a [u8] {
+        self.buf.get(self.pos..).unwrap_or_default()
+    }
+}
+
+impl<'a> Iterator for NdjsonMessages<'a> {
+    type Item = (usize, &'a [u8]);
+
+    #[inline]
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        loop {
+            let start = self.pos;
+            let rest = self.buf.get(start..).filter(|r| !r.is_empty())?;
+            let (line, next) = match memchr(b'\n', rest) {
+                Some(i) => (rest.get(..i).unwrap_or_default(), start + i + 1),
+                None => (rest, self.buf.len()),
+            };
+            self.pos = next;
+            let line = strip_cr(line);
+            if !is_blank(line) {
+                return Some((start, line));
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for NdjsonMessages<'_> {}
