@@ -61,6 +61,7 @@
 //! | [`response`] | error responses echoing raw ids into any `BufMut` |
 //! | [`json`] | the strict RFC 8259 validator on its own |
 //! | [`frame`], [`OwnedMessage`] | byte streams → frames (NDJSON, Content-Length, SSE, json-seq); owned messages |
+//! | [`mcp`], [`rewrite`], [`Field`] | gateway toolkit: MCP routing keys and header checks, id rewriting and correlation |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
@@ -69,10 +70,12 @@ mod id;
 mod invalid;
 pub mod json;
 mod kind;
+pub mod mcp;
 mod message;
 mod owned;
 mod parser;
 pub mod response;
+pub mod rewrite;
 mod scan;
 mod simd;
 mod text;
@@ -80,7 +83,7 @@ mod text;
 pub use id::{ErrorCode, Id};
 pub use invalid::{Invalid, Reason};
 pub use kind::Kind;
-pub use message::{Message, Raw};
+pub use message::{Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
 pub use parser::{Parser, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use scan::batch::Batch;

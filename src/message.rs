@@ -3,7 +3,10 @@
 use core::fmt;
 
 use crate::id::{ErrorCode, Id, IdKind};
+use crate::json::string;
 use crate::kind::Kind;
+use crate::parser::MAX_DEPTH_LIMIT;
+use crate::scan::{skip, ws};
 use crate::text::Str;
 
 /// A byte range in a message (`u32`: messages are at most 4 GiB).
@@ -20,6 +23,10 @@ impl Span {
 
     pub(crate) const fn start(self) -> usize {
         self.start as usize
+    }
+
+    pub(crate) const fn end(self) -> usize {
+        self.end as usize
     }
 
     /// The bytes of this span in `buf` (empty if it does not fit, which cannot happen for
@@ -64,6 +71,11 @@ impl<'a> Raw<'a> {
         }
     }
 
+    /// A value that is not part of a message (offset 0), for re-reading stored bytes.
+    pub(crate) const fn detached(bytes: &'a [u8]) -> Self {
+        Raw { bytes, offset: 0 }
+    }
+
     /// The value's exact bytes.
     pub const fn as_bytes(&self) -> &'a [u8] {
         self.bytes
@@ -98,7 +110,230 @@ impl<'a> Raw<'a> {
     pub fn is_null(&self) -> bool {
         self.bytes == b"null"
     }
+
+    /// `true` when the value is a string.
+    pub fn is_string(&self) -> bool {
+        self.bytes.first() == Some(&b'"')
+    }
+
+    /// The string, when the value is one (raw content between the quotes, escapes kept).
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"m","params":{"uri":"file:\/\/\/a"}}"#).unwrap();
+    /// let uri = msg.params().unwrap().get("uri").unique().unwrap().as_str().unwrap();
+    /// assert!(uri == "file:///a");
+    /// assert!(msg.params().unwrap().as_str().is_none()); // an object
+    /// ```
+    pub fn as_str(&self) -> Option<Str<'a>> {
+        let inner = self.bytes.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        Some(Str::new(inner, memchr::memchr(b'\\', inner).is_some()))
+    }
+
+    /// The value as an id-like token: a string, or an integer literal (no fraction, no
+    /// exponent). MCP progress tokens and `notifications/cancelled`'s `requestId` have the
+    /// shape of ids, and compare like them (decoded value, see [`Id`]).
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"m","params":{"a":-0,"b":"x","c":1.5}}"#).unwrap();
+    /// let params = msg.params().unwrap();
+    /// assert_eq!(params.get("a").unique().and_then(|v| v.as_id()).unwrap().as_u64(), Some(0));
+    /// assert!(params.get("b").unique().and_then(|v| v.as_id()).unwrap().is_string());
+    /// assert!(params.get("c").unique().and_then(|v| v.as_id()).is_none());
+    /// ```
+    pub fn as_id(&self) -> Option<Id<'a>> {
+        match self.bytes.first()? {
+            b'"' => {
+                let s = self.as_str()?;
+                Some(Id::new(
+                    self.bytes,
+                    IdKind::String {
+                        escaped: s.has_escapes(),
+                    },
+                ))
+            }
+            b'-' | b'0'..=b'9' => {
+                let digits = self.bytes.strip_prefix(b"-").unwrap_or(self.bytes);
+                (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+                    .then_some(Id::new(self.bytes, IdKind::Integer))
+            }
+            _ => None,
+        }
+    }
+
+    /// The members of an object, in order, keys as [`Str`] (compare them with `==`, which
+    /// unescapes: `"n\u0061me"` is `name`). Empty for a value that is not an object.
+    ///
+    /// The scanner validated the message already, so the walk only matches strings and
+    /// brackets (the structural skip of envelope mode): one pass over the object's bytes,
+    /// no allocation. After a [`crate::Validation::Envelope`] parse, which only skipped
+    /// `params` and `result` structurally, the bytes may not be JSON: the iterator then
+    /// stops at the first member it cannot read. It never panics.
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"n\u0061me":"echo","arguments":{"x":[1,2]}}}"#).unwrap();
+    /// let members: Vec<_> = msg.params().unwrap().members().collect();
+    /// assert_eq!(members.len(), 2);
+    /// assert!(members[0].0 == "name");
+    /// assert_eq!(members[0].1.as_bytes(), br#""echo""#);
+    /// assert_eq!(members[1].1.as_bytes(), br#"{"x":[1,2]}"#);
+    /// ```
+    pub fn members(&self) -> Members<'a> {
+        Members {
+            bytes: self.bytes,
+            base: self.offset,
+            pos: 1,
+            done: !self.is_object(),
+        }
+    }
+
+    /// Looks up one member of an object: [`Field::Missing`], [`Field::Unique`] or
+    /// [`Field::Duplicate`].
+    ///
+    /// **Duplicates are reported, not resolved.** JSON parsers disagree on which of two
+    /// equal keys wins (first, last, error), so a routing key that appears twice means one
+    /// hop may act on a different value than the next: the request-smuggling pattern of
+    /// SPEC §3.1, one level down. `Duplicate` carries no value on purpose; a careful
+    /// gateway treats it as a mismatch. Keys are compared after unescaping. The whole
+    /// object is walked (a duplicate may come last).
+    ///
+    /// ```
+    /// use rpcscan::Field;
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","n\u0061me":"b","uri":"x"}}"#).unwrap();
+    /// let params = msg.params().unwrap();
+    /// assert_eq!(params.get("name"), Field::Duplicate);
+    /// assert!(params.get("uri").as_str().unwrap() == "x");
+    /// assert_eq!(params.get("arguments"), Field::Missing);
+    /// ```
+    pub fn get(&self, key: &str) -> Field<'a> {
+        let [field] = self.get_many([key]);
+        field
+    }
+
+    /// [`Raw::get`] for several keys in one pass over the object.
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"m","params":{"a":1,"b":2}}"#).unwrap();
+    /// let [a, b, c] = msg.params().unwrap().get_many(["a", "b", "c"]);
+    /// assert_eq!(a.unique().unwrap().as_bytes(), b"1");
+    /// assert_eq!(b.unique().unwrap().as_bytes(), b"2");
+    /// assert!(c.is_missing());
+    /// ```
+    pub fn get_many<const N: usize>(&self, keys: [&str; N]) -> [Field<'a>; N] {
+        let mut found = [Field::Missing; N];
+        for (name, value) in self.members() {
+            for (slot, key) in found.iter_mut().zip(keys) {
+                if name == key {
+                    *slot = match *slot {
+                        Field::Missing => Field::Unique(value),
+                        _ => Field::Duplicate,
+                    };
+                }
+            }
+        }
+        found
+    }
 }
+
+/// What [`Raw::get`] found for a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// No member with that key (or the value looked into is not an object).
+    Missing,
+    /// Exactly one member with that key: its value.
+    Unique(Raw<'a>),
+    /// Two or more members with that key (after unescaping). No value is given: which one
+    /// "wins" depends on the parser, which is the problem.
+    Duplicate,
+}
+
+impl<'a> Field<'a> {
+    /// The value when the key appears exactly once.
+    pub const fn unique(self) -> Option<Raw<'a>> {
+        match self {
+            Field::Unique(raw) => Some(raw),
+            _ => None,
+        }
+    }
+
+    /// The string when the key appears exactly once and its value is a string.
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"m","params":{"a":"x","b":1}}"#).unwrap();
+    /// let params = msg.params().unwrap();
+    /// assert!(params.get("a").as_str().unwrap() == "x");
+    /// assert!(params.get("b").as_str().is_none());
+    /// ```
+    pub fn as_str(self) -> Option<Str<'a>> {
+        self.unique()?.as_str()
+    }
+
+    /// `true` for [`Field::Missing`].
+    pub const fn is_missing(self) -> bool {
+        matches!(self, Field::Missing)
+    }
+
+    /// `true` for [`Field::Duplicate`].
+    pub const fn is_duplicate(self) -> bool {
+        matches!(self, Field::Duplicate)
+    }
+}
+
+/// Iterator over the members of an object: see [`Raw::members`].
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    bytes: &'a [u8],
+    /// Offset of `bytes` in the message.
+    base: usize,
+    /// After `{` or after a `,`: where the next key (or `}`) is looked for.
+    pos: usize,
+    done: bool,
+}
+
+impl<'a> Members<'a> {
+    fn member(&mut self) -> Option<(Str<'a>, Raw<'a>)> {
+        let b = self.bytes;
+        let open = ws(b, self.pos);
+        if b.get(open) != Some(&b'"') {
+            return None; // `}` (the end) or bytes that are not a member
+        }
+        let (key_end, escaped) = string::scan_strict(b, open).ok()?;
+        let key = Str::new(b.get(open + 1..key_end - 1)?, escaped);
+        let colon = ws(b, key_end);
+        if b.get(colon) != Some(&b':') {
+            return None;
+        }
+        let start = ws(b, colon + 1);
+        // Depth 2 at most 4096 below: a value nested in a validated message always fits.
+        let end = skip::value::<false>(b, start, 2, MAX_DEPTH_LIMIT).ok()?;
+        let value = Raw {
+            bytes: b.get(start..end)?,
+            offset: self.base + start,
+        };
+        let after = ws(b, end);
+        match b.get(after) {
+            Some(b',') => self.pos = after + 1,
+            _ => self.done = true,
+        }
+        Some((key, value))
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (Str<'a>, Raw<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let member = self.member();
+        if member.is_none() {
+            self.done = true;
+        }
+        member
+    }
+}
+
+impl core::iter::FusedIterator for Members<'_> {}
 
 impl fmt::Debug for Raw<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -190,7 +425,6 @@ impl<'a> Message<'a> {
     }
 
     /// The spans behind the accessors, for owned twins of this view.
-    #[allow(dead_code)]
     pub(crate) const fn fields(&self) -> &Fields {
         &self.fields
     }

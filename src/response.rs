@@ -3,6 +3,11 @@
 //! The default layout is the one of SPEC §4, byte for byte (Python `json.dumps` spacing):
 //! `{"jsonrpc": "2.0", "id": ID, "error": {"code": -32600, "message": "Invalid Request"}}`.
 //! [`Style::Compact`] drops the spaces.
+//!
+//! [`ErrorResponse`] writes errors, including the three codes MCP 2026-07-28 defines
+//! ([`HEADER_MISMATCH`], [`MISSING_REQUIRED_CLIENT_CAPABILITY`],
+//! [`UNSUPPORTED_PROTOCOL_VERSION`]) with their `data` shapes; [`ResultResponse`] writes a
+//! success response around raw result bytes.
 
 use bytes::BufMut;
 
@@ -16,8 +21,22 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 pub const INVALID_PARAMS: i64 = -32602;
 /// -32603: internal JSON-RPC error.
 pub const INTERNAL_ERROR: i64 = -32603;
+/// -32020 (MCP `HeaderMismatch`): the Streamable HTTP headers do not match the body, or
+/// required headers are missing or malformed. HTTP status 400; no `data` (see
+/// [`crate::mcp::HeaderMismatch::response`]).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// -32021 (MCP `MissingRequiredClientCapability`): the request needs a client capability
+/// its `_meta` did not declare. `data: {"requiredCapabilities": {...}}`
+/// ([`ErrorResponse::missing_client_capability`]).
+pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+/// -32022 (MCP `UnsupportedProtocolVersion`): the requested protocol version is not
+/// served. `data: {"supported": [...], "requested": "..."}`
+/// ([`ErrorResponse::unsupported_protocol_version`]).
+pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-/// The standard message of a JSON-RPC 2.0 error code, if it has one.
+/// The standard message of a JSON-RPC 2.0 error code, or of one of the MCP codes above
+/// (`"Header mismatch"`, `"Missing required client capability"`, `"Unsupported protocol
+/// version"`), if it has one.
 pub const fn standard_message(code: i64) -> Option<&'static str> {
     match code {
         PARSE_ERROR => Some("Parse error"),
@@ -25,6 +44,9 @@ pub const fn standard_message(code: i64) -> Option<&'static str> {
         METHOD_NOT_FOUND => Some("Method not found"),
         INVALID_PARAMS => Some("Invalid params"),
         INTERNAL_ERROR => Some("Internal error"),
+        HEADER_MISMATCH => Some("Header mismatch"),
+        MISSING_REQUIRED_CLIENT_CAPABILITY => Some("Missing required client capability"),
+        UNSUPPORTED_PROTOCOL_VERSION => Some("Unsupported protocol version"),
         _ => None,
     }
 }
@@ -56,8 +78,23 @@ pub struct ErrorResponse<'a> {
     id: Option<&'a [u8]>,
     code: i64,
     message: &'a str,
-    data: Option<&'a [u8]>,
+    data: Data<'a>,
     style: Style,
+}
+
+/// The `data` member of an error response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Data<'a> {
+    None,
+    /// Raw JSON, written verbatim.
+    Raw(&'a [u8]),
+    /// `{"requiredCapabilities": RAW}` (-32021).
+    RequiredCapabilities(&'a [u8]),
+    /// `{"supported": [...], "requested": "..."}` (-32022).
+    UnsupportedVersion {
+        supported: &'a [&'a str],
+        requested: &'a str,
+    },
 }
 
 impl<'a> ErrorResponse<'a> {
@@ -67,9 +104,51 @@ impl<'a> ErrorResponse<'a> {
             id: None,
             code,
             message,
-            data: None,
+            data: Data::None,
             style: Style::Spaced,
         }
+    }
+
+    /// -32021 `MissingRequiredClientCapability`, with
+    /// `data: {"requiredCapabilities": CAPABILITIES}`; `capabilities` is a raw JSON object
+    /// (a `ClientCapabilities` fragment, written verbatim: the caller vouches for it).
+    ///
+    /// ```
+    /// use rpcscan::response::ErrorResponse;
+    /// let v = ErrorResponse::missing_client_capability(br#"{"elicitation":{}}"#).id(b"3").to_vec();
+    /// assert_eq!(v, br#"{"jsonrpc": "2.0", "id": 3, "error": {"code": -32021, "message": "Missing required client capability", "data": {"requiredCapabilities": {"elicitation":{}}}}}"#);
+    /// ```
+    pub const fn missing_client_capability(capabilities: &'a [u8]) -> Self {
+        let mut response = ErrorResponse::new(
+            MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+        );
+        response.data = Data::RequiredCapabilities(capabilities);
+        response
+    }
+
+    /// -32022 `UnsupportedProtocolVersion`, with
+    /// `data: {"supported": [SUPPORTED...], "requested": REQUESTED}` (strings escaped as
+    /// needed; key order as in the specification's example).
+    ///
+    /// ```
+    /// use rpcscan::response::{ErrorResponse, Style};
+    /// let v = ErrorResponse::unsupported_protocol_version("1900-01-01", &["2026-07-28", "2025-11-25"])
+    ///     .id(b"1")
+    ///     .to_vec();
+    /// assert_eq!(v, br#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28", "2025-11-25"], "requested": "1900-01-01"}}}"#);
+    /// ```
+    pub const fn unsupported_protocol_version(
+        requested: &'a str,
+        supported: &'a [&'a str],
+    ) -> Self {
+        let mut response =
+            ErrorResponse::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version");
+        response.data = Data::UnsupportedVersion {
+            supported,
+            requested,
+        };
+        response
     }
 
     /// An error response with the standard message for `code` (`"Server error"` for codes
@@ -87,9 +166,10 @@ impl<'a> ErrorResponse<'a> {
         self
     }
 
-    /// Adds a `data` member: raw JSON bytes written verbatim (the caller vouches for them).
+    /// Sets the `data` member: raw JSON bytes written verbatim (the caller vouches for
+    /// them). Replaces any `data` a constructor set.
     pub const fn data(mut self, raw_json: &'a [u8]) -> Self {
-        self.data = Some(raw_json);
+        self.data = Data::Raw(raw_json);
         self
     }
 
@@ -123,11 +203,40 @@ impl<'a> ErrorResponse<'a> {
         buf.put_slice(b"\"message\"");
         buf.put_slice(colon);
         write_json_string(buf, self.message);
-        if let Some(data) = self.data {
+        if !matches!(self.data, Data::None) {
             buf.put_slice(comma);
             buf.put_slice(b"\"data\"");
             buf.put_slice(colon);
-            buf.put_slice(data);
+        }
+        match self.data {
+            Data::None => {}
+            Data::Raw(data) => buf.put_slice(data),
+            Data::RequiredCapabilities(capabilities) => {
+                buf.put_slice(b"{\"requiredCapabilities\"");
+                buf.put_slice(colon);
+                buf.put_slice(capabilities);
+                buf.put_u8(b'}');
+            }
+            Data::UnsupportedVersion {
+                supported,
+                requested,
+            } => {
+                buf.put_slice(b"{\"supported\"");
+                buf.put_slice(colon);
+                buf.put_u8(b'[');
+                for (i, version) in supported.iter().enumerate() {
+                    if i > 0 {
+                        buf.put_slice(comma);
+                    }
+                    write_json_string(buf, version);
+                }
+                buf.put_u8(b']');
+                buf.put_slice(comma);
+                buf.put_slice(b"\"requested\"");
+                buf.put_slice(colon);
+                write_json_string(buf, requested);
+                buf.put_u8(b'}');
+            }
         }
         buf.put_slice(b"}}");
     }
@@ -135,6 +244,75 @@ impl<'a> ErrorResponse<'a> {
     /// The response as a new `Vec` (convenience for tests and cold paths).
     pub fn to_vec(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(96 + self.message.len());
+        self.write(&mut out);
+        out
+    }
+}
+
+/// A success response under construction: raw id bytes and raw result bytes, both
+/// echoed verbatim (the caller vouches for them, e.g. [`crate::Id::raw`] and
+/// [`crate::Raw::as_bytes`]).
+///
+/// ```
+/// use rpcscan::response::{ResultResponse, Style};
+/// let request = rpcscan::parse(br#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}"#).unwrap();
+/// let id = request.id().unwrap().raw();
+/// assert_eq!(
+///     ResultResponse::new(id, b"{}").to_vec(),
+///     br#"{"jsonrpc": "2.0", "id": 18446744073709551617, "result": {}}"#
+/// );
+/// assert_eq!(
+///     ResultResponse::new(id, br#"{"resultType": "complete"}"#).style(Style::Compact).to_vec(),
+///     br#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{"resultType": "complete"}}"#
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResultResponse<'a> {
+    id: &'a [u8],
+    result: &'a [u8],
+    style: Style,
+}
+
+impl<'a> ResultResponse<'a> {
+    /// A success response for the request whose raw id is `id`, carrying `result` (any
+    /// JSON value).
+    pub const fn new(id: &'a [u8], result: &'a [u8]) -> Self {
+        ResultResponse {
+            id,
+            result,
+            style: Style::Spaced,
+        }
+    }
+
+    /// Chooses the layout of the envelope (the result bytes are written as given).
+    pub const fn style(mut self, style: Style) -> Self {
+        self.style = style;
+        self
+    }
+
+    /// Appends the response (no trailing newline) to `buf`.
+    pub fn write<B: BufMut>(&self, buf: &mut B) {
+        let (colon, comma) = match self.style {
+            Style::Spaced => (&b": "[..], &b", "[..]),
+            Style::Compact => (&b":"[..], &b","[..]),
+        };
+        buf.put_slice(b"{\"jsonrpc\"");
+        buf.put_slice(colon);
+        buf.put_slice(b"\"2.0\"");
+        buf.put_slice(comma);
+        buf.put_slice(b"\"id\"");
+        buf.put_slice(colon);
+        buf.put_slice(self.id);
+        buf.put_slice(comma);
+        buf.put_slice(b"\"result\"");
+        buf.put_slice(colon);
+        buf.put_slice(self.result);
+        buf.put_u8(b'}');
+    }
+
+    /// The response as a new `Vec`.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(40 + self.id.len() + self.result.len());
         self.write(&mut out);
         out
     }

@@ -1,0 +1,373 @@
+//! Id rewriting for multiplexing: give a request a fresh id on its way to a server, and
+//! give the response its original id back, by splicing bytes.
+//!
+//! Everything but the id is forwarded byte for byte; the per-message work is three
+//! `put_slice` calls into the caller's buffer (no allocation, no re-serialization, ids
+//! above 2^53, `-0` and escaped strings restored exactly). The [`Correlation`] table
+//! remembers, per id in flight downstream, which client sent it and its original raw id
+//! (that bookkeeping allocates per entry).
+//!
+//! ```
+//! use rpcscan::rewrite::Correlation;
+//!
+//! let mut table = Correlation::new();
+//! let mut to_server = Vec::new();
+//! let request = rpcscan::parse(br#"{"jsonrpc":"2.0","id":"a\u0062","method":"ping"}"#)?;
+//! let assigned = table.forward("client-1", &request, &mut to_server);
+//! assert_eq!(assigned, Some(1));
+//! assert_eq!(to_server, br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+//!
+//! let mut to_client = Vec::new();
+//! let response = rpcscan::parse(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#)?;
+//! assert_eq!(table.restore(&response, &mut to_client), Some("client-1"));
+//! assert_eq!(to_client, br#"{"jsonrpc":"2.0","id":"a\u0062","result":{}}"#);
+//! assert!(table.is_empty());
+//! # Ok::<(), rpcscan::Invalid<'static>>(())
+//! ```
+
+use core::fmt;
+use core::hash::BuildHasher;
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+
+use bytes::BufMut;
+
+use crate::id::{Id, IdKind};
+use crate::kind::Kind;
+use crate::message::{Message, Raw};
+
+/// Writes `msg` with its id replaced by `id` (raw JSON: an integer literal or a string
+/// with its quotes; the caller vouches for it). A message without an id (a notification,
+/// an error response that omits it) is written untouched. Returns whether an id was
+/// replaced.
+///
+/// ```
+/// let msg = rpcscan::parse(br#"{"jsonrpc": "2.0", "id" : -0 , "method":"m"}"#).unwrap();
+/// let mut out = Vec::new();
+/// assert!(rpcscan::rewrite::write_with_id(&msg, b"\"x-7\"", &mut out));
+/// assert_eq!(out, br#"{"jsonrpc": "2.0", "id" : "x-7" , "method":"m"}"#);
+/// ```
+pub fn write_with_id<B: BufMut>(msg: &Message<'_>, id: &[u8], buf: &mut B) -> bool {
+    let bytes = msg.as_bytes();
+    let Some((span, _)) = msg.fields().id else {
+        buf.put_slice(bytes);
+        return false;
+    };
+    match (bytes.get(..span.start()), bytes.get(span.end()..)) {
+        (Some(before), Some(after)) => {
+            buf.put_slice(before);
+            buf.put_slice(id);
+            buf.put_slice(after);
+            true
+        }
+        _ => {
+            buf.put_slice(bytes);
+            false
+        }
+    }
+}
+
+/// Writes `message` with the value `at` (found in that same message, e.g. through
+/// [`Raw::get`]) replaced by `with` (raw JSON, vouched for by the caller). When `at` is
+/// not a part of `message`, writes `message` untouched and returns `false`.
+///
+/// ```
+/// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a-1"}}"#).unwrap();
+/// let request_id = msg.params().unwrap().get("requestId").unique().unwrap();
+/// let mut out = Vec::new();
+/// assert!(rpcscan::rewrite::write_replacing(msg.as_bytes(), request_id, b"17", &mut out));
+/// assert_eq!(out, br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":17}}"#);
+/// ```
+pub fn write_replacing<B: BufMut>(message: &[u8], at: Raw<'_>, with: &[u8], buf: &mut B) -> bool {
+    let start = at.offset();
+    let end = start.saturating_add(at.len());
+    let inside = message
+        .get(start..end)
+        .is_some_and(|part| core::ptr::eq(part, at.as_bytes()));
+    match (inside, message.get(..start), message.get(end..)) {
+        (true, Some(before), Some(after)) => {
+            buf.put_slice(before);
+            buf.put_slice(with);
+            buf.put_slice(after);
+            true
+        }
+        _ => {
+            buf.put_slice(message);
+            false
+        }
+    }
+}
+
+/// One request in flight downstream: who sent it, and its original id.
+pub struct Pending<C> {
+    client: C,
+    kind: IdKind,
+    /// The downstream id's raw bytes, then the original id's raw bytes.
+    ids: Box<[u8]>,
+    split: usize,
+}
+
+impl<C> Pending<C> {
+    /// The client the response goes back to.
+    pub fn client(&self) -> &C {
+        &self.client
+    }
+
+    /// The client, giving up the rest.
+    pub fn into_client(self) -> C {
+        self.client
+    }
+
+    /// The request's original raw id (exact bytes, to splice back or to answer with).
+    pub fn original_id(&self) -> &[u8] {
+        self.ids.get(self.split..).unwrap_or_default()
+    }
+
+    /// The id the request carries downstream.
+    pub fn downstream_id(&self) -> Id<'_> {
+        Id::new(self.ids.get(..self.split).unwrap_or_default(), self.kind)
+    }
+}
+
+impl<C: fmt::Debug> fmt::Debug for Pending<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pending")
+            .field("client", &self.client)
+            .field("downstream_id", &self.downstream_id())
+            .field("original_id", &String::from_utf8_lossy(self.original_id()))
+            .finish()
+    }
+}
+
+/// Requests in flight downstream, keyed by their downstream [`Id`]'s decoded value (so a
+/// server that echoes `1` as `1` or a string id with other escapes still matches), each
+/// mapped to its client and original raw id.
+///
+/// Lookups borrow the id from the response and allocate nothing; each entry is one
+/// allocation. Downstream ids handed out by [`Correlation::forward`] are integers counting
+/// up from 1, skipping any still in flight.
+pub struct Correlation<C> {
+    entries: HashMap<u64, Vec<Pending<C>>>,
+    hasher: RandomState,
+    len: usize,
+    next: u64,
+}
+
+impl<C> Default for Correlation<C> {
+    fn default() -> Self {
+        Correlation::new()
+    }
+}
+
+impl<C: fmt::Debug> fmt::Debug for Correlation<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.entries.values().flatten())
+            .finish()
+    }
+}
+
+impl<C> Correlation<C> {
+    /// An empty table.
+    pub fn new() -> Self {
+        Correlation {
+            entries: HashMap::new(),
+            hasher: RandomState::new(),
+            len: 0,
+            next: 1,
+        }
+    }
+
+    /// Requests in flight.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// `true` when no request is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Sends `msg` downstream: a request gets a fresh integer id (written into `buf` by
+    /// [`write_with_id`]) and an entry remembering `client` and its original id; the new id
+    /// is returned. Anything else (notifications, responses to server-initiated requests)
+    /// is written untouched and gets `None`.
+    ///
+    /// Two clients (or one) may use the same id for requests in flight at once: each gets
+    /// its own downstream id.
+    pub fn forward<B: BufMut>(&mut self, client: C, msg: &Message<'_>, buf: &mut B) -> Option<u64> {
+        let original = match msg.id() {
+            Some(id) if msg.kind() == Kind::Request => id.raw(),
+            _ => {
+                buf.put_slice(msg.as_bytes());
+                return None;
+            }
+        };
+        let mut digits = [0u8; 20];
+        let (assigned, raw) = loop {
+            let n = self.next;
+            self.next = self.next.checked_add(1).unwrap_or(1);
+            let raw = format_u64(n, &mut digits);
+            if self.get(&Id::new(raw, IdKind::Integer)).is_none() {
+                break (n, raw);
+            }
+        };
+        self.put(Id::new(raw, IdKind::Integer), client, original);
+        write_with_id(msg, raw, buf);
+        Some(assigned)
+    }
+
+    /// Brings a response back: when its id is in flight, writes it into `buf` with the
+    /// original id spliced in, forgets the entry and returns the client. Otherwise (a
+    /// request, a notification, an unknown or `null` id) writes nothing and returns `None`.
+    pub fn restore<B: BufMut>(&mut self, msg: &Message<'_>, buf: &mut B) -> Option<C> {
+        if !matches!(msg.kind(), Kind::Result | Kind::Error) {
+            return None;
+        }
+        let pending = self.remove(&msg.id()?)?;
+        write_with_id(msg, pending.original_id(), buf);
+        Some(pending.client)
+    }
+
+    /// Records a request in flight under `downstream` (any id, e.g. one the caller
+    /// rewrote itself). When `downstream` is already in flight (or is `null`, which no
+    /// response can be matched by), nothing changes and `client` is handed back.
+    pub fn insert(&mut self, downstream: Id<'_>, client: C, original: &[u8]) -> Result<(), C> {
+        if downstream.is_null() || self.get(&downstream).is_some() {
+            return Err(client);
+        }
+        self.put(downstream, client, original);
+        Ok(())
+    }
+
+    fn put(&mut self, downstream: Id<'_>, client: C, original: &[u8]) {
+        let kind = id_kind(&downstream);
+        let raw = downstream.raw();
+        let pending = Pending {
+            client,
+            kind,
+            ids: [raw, original].concat().into_boxed_slice(),
+            split: raw.len(),
+        };
+        let hash = self.hasher.hash_one(downstream);
+        self.entries.entry(hash).or_default().push(pending);
+        self.len += 1;
+    }
+
+    /// The entry for a downstream id in flight.
+    pub fn get(&self, downstream: &Id<'_>) -> Option<&Pending<C>> {
+        let hash = self.hasher.hash_one(downstream);
+        self.entries
+            .get(&hash)?
+            .iter()
+            .find(|p| p.downstream_id() == *downstream)
+    }
+
+    /// Forgets the entry for a downstream id and returns it.
+    pub fn remove(&mut self, downstream: &Id<'_>) -> Option<Pending<C>> {
+        let hash = self.hasher.hash_one(downstream);
+        let bucket = self.entries.get_mut(&hash)?;
+        let at = bucket
+            .iter()
+            .position(|p| p.downstream_id() == *downstream)?;
+        let pending = bucket.swap_remove(at);
+        if bucket.is_empty() {
+            self.entries.remove(&hash);
+        }
+        self.len -= 1;
+        Some(pending)
+    }
+
+    /// The entry of the request `client` sent with id `original`, if in flight (a linear
+    /// search: for the rare `notifications/cancelled`, whose `requestId` must be rewritten
+    /// to the downstream id too).
+    ///
+    /// ```
+    /// use rpcscan::rewrite::Correlation;
+    /// let mut table = Correlation::new();
+    /// let request = rpcscan::parse(br#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#).unwrap();
+    /// table.forward(7u32, &request, &mut Vec::new());
+    /// let cancel = rpcscan::parse(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"\u0061"}}"#).unwrap();
+    /// let asked = cancel.params().unwrap().get("requestId").unique().and_then(|v| v.as_id()).unwrap();
+    /// let pending = table.find(&7, &asked).unwrap();
+    /// assert_eq!(pending.downstream_id().raw(), b"1");
+    /// ```
+    pub fn find(&self, client: &C, original: &Id<'_>) -> Option<&Pending<C>>
+    where
+        C: PartialEq,
+    {
+        self.entries
+            .values()
+            .flatten()
+            .find(|p| p.client == *client && original_id(p).is_some_and(|id| id == *original))
+    }
+
+    /// Empties the table, yielding every request still in flight (e.g. to answer each
+    /// with an error when the server goes away).
+    pub fn drain(&mut self) -> impl Iterator<Item = Pending<C>> + '_ {
+        self.len = 0;
+        self.entries.drain().flat_map(|(_, bucket)| bucket)
+    }
+}
+
+/// The original id of an entry as an [`Id`], re-read from its raw bytes.
+fn original_id<C>(pending: &Pending<C>) -> Option<Id<'_>> {
+    Raw::detached(pending.original_id()).as_id()
+}
+
+fn id_kind(id: &Id<'_>) -> IdKind {
+    if id.is_integer() {
+        IdKind::Integer
+    } else if id.is_null() {
+        IdKind::Null
+    } else {
+        IdKind::String {
+            escaped: id.as_str().is_some_and(|s| s.has_escapes()),
+        }
+    }
+}
+
+/// Formats `n` in decimal into the tail of `out`.
+fn format_u64(mut n: u64, out: &mut [u8; 20]) -> &[u8] {
+    let mut i = out.len();
+    loop {
+        i -= 1;
+        if let Some(slot) = out.get_mut(i) {
+            *slot = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    out.get(i..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_u64() {
+        let mut d = [0u8; 20];
+        assert_eq!(format_u64(0, &mut d), b"0");
+        assert_eq!(format_u64(u64::MAX, &mut d), b"18446744073709551615");
+        assert_eq!(format_u64(10, &mut d), b"10");
+    }
+
+    #[test]
+    fn counter_skips_ids_in_flight_and_wraps() {
+        let mut table = Correlation::new();
+        let req = crate::parse(br#"{"jsonrpc":"2.0","id":5,"method":"m"}"#).unwrap();
+        table
+            .insert(Id::new(b"1", IdKind::Integer), 0u8, b"9")
+            .unwrap();
+        assert_eq!(table.forward(1, &req, &mut Vec::new()), Some(2));
+        table.next = u64::MAX;
+        assert_eq!(table.forward(2, &req, &mut Vec::new()), Some(u64::MAX));
+        assert_eq!(table.forward(3, &req, &mut Vec::new()), Some(3)); // 1 and 2 in flight
+        assert_eq!(table.len(), 4);
+        assert_eq!(table.drain().count(), 4);
+        assert!(table.is_empty());
+    }
+}
