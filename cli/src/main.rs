@@ -1,0 +1,396 @@
+//! `rpcscan`: classify, count, filter and answer JSON-RPC 2.0 / MCP traffic at disk speed.
+//!
+//! | file | what it is |
+//! |---|---|
+//! | `main.rs` | the command line (clap), the exit codes |
+//! | `input.rs` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
+//! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs` | one subcommand each |
+//! | `json.rs` | the little JSON the CLI writes itself |
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+mod classify;
+mod filter;
+mod input;
+mod json;
+mod respond;
+mod stats;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use rpcscan::{Kind, Validation};
+
+use crate::input::{warn, Input, Output, Run, Settings, Stop};
+use rpcscan::frame::Framing;
+
+const EXAMPLES: &str = "\
+Examples:
+  rpcscan stats traffic.ndjson                     kinds, methods, error codes, GB/s
+  rpcscan classify --json --check traffic.ndjson   one object per message; 1 if any invalid
+  rpcscan filter --kind request --method 'tools/*' traffic.ndjson
+  rpcscan filter --invalid -c traffic.ndjson       how many messages are invalid
+  rpcscan filter --id 7 traffic.ndjson             the request with id 7 and its response
+  mcp-server | rpcscan respond --supported tools/list,tools/call
+  rpcscan classify --framing content-length lsp.log
+
+Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
+parallel, output in input order: regular files memory-mapped, pipes streamed with bounded
+memory. Content-Length, SSE and json-seq streams are decoded in order.
+
+Exit status: 0 ok or something matched; 1 nothing matched (filter) or invalid messages
+seen (classify --check); 2 usage or I/O error.";
+
+/// Classify, count, filter and answer JSON-RPC 2.0 / MCP messages.
+#[derive(Parser, Debug)]
+#[command(name = "rpcscan", version, after_help = EXAMPLES, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum Cmd {
+    /// Print each message's kind: request, notification, result, error or invalid.
+    #[command(after_help = "\
+Examples:
+  rpcscan classify traffic.ndjson
+  rpcscan classify --json traffic.ndjson | jq 'select(.kind == \"invalid\")'
+  rpcscan classify --check -q traffic.ndjson && echo all valid
+
+--json prints one object per message: kind, line (NDJSON, else null), offset (byte offset
+of the message in its input), id (raw, verbatim), method, error_code, and for invalid
+messages reason, code and error_offset (first offending byte within the message); file
+when several inputs are given.")]
+    Classify(ClassifyArgs),
+    /// Count messages per kind, method, error code and invalid reason; bytes and speed.
+    #[command(after_help = "\
+Examples:
+  rpcscan stats traffic.ndjson
+  rpcscan stats --json --top 0 *.ndjson
+  tail -f server.log | rpcscan stats")]
+    Stats(StatsArgs),
+    /// Print the matching messages' original bytes, one per line, like grep.
+    #[command(after_help = "\
+Examples:
+  rpcscan filter --kind request --method 'tools/*' traffic.ndjson
+  rpcscan filter --kind result --kind error traffic.ndjson
+  rpcscan filter --id '\"abc\"' traffic.ndjson      a string id (or just --id abc)
+  rpcscan filter -v --kind notification traffic.ndjson
+  rpcscan filter --invalid -c traffic.ndjson
+
+Criteria of different sorts must all hold; repeated values of one sort are alternatives.
+Messages a framing had to skip (oversized) can match but are not printed: a note goes to
+stderr.")]
+    Filter(FilterArgs),
+    /// Print a gateway's answer to each message, in order.
+    #[command(after_help = "\
+For each message: a supported request prints `supported`; an unsupported one prints
+  {\"jsonrpc\": \"2.0\", \"id\": ID, \"error\": {\"code\": -32601, \"message\": \"Method not found\"}}
+with the request's raw id; an invalid message prints the -32700 or -32600 response with the
+recovered id or null; notifications, results and errors print nothing.
+
+Examples:
+  rpcscan respond --supported tools/list,tools/call traffic.ndjson
+  mcp-client | rpcscan respond --supported initialize,ping")]
+    Respond(RespondArgs),
+}
+
+/// Options every subcommand takes.
+#[derive(Args, Debug)]
+struct Common {
+    /// How messages are cut from the bytes (auto: sniff the first bytes of each input).
+    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
+    framing: FramingArg,
+    /// strict: validate every byte; envelope: only structurally scan values not read.
+    #[arg(long, value_enum, default_value_t = ModeArg::Strict)]
+    mode: ModeArg,
+    /// Longest message; longer ones are invalid (too_large) and skipped unbuffered.
+    /// K, M, G are powers of 1024.
+    #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
+    max_message_size: usize,
+    /// Worker threads for NDJSON (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    threads: Option<usize>,
+    /// Read regular files like pipes instead of memory-mapping them.
+    #[arg(long)]
+    no_mmap: bool,
+    /// Input files; none or `-` reads standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FramingArg {
+    Auto,
+    Ndjson,
+    ContentLength,
+    Sse,
+    JsonSeq,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    Strict,
+    Envelope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum KindArg {
+    Request,
+    Notification,
+    Result,
+    Error,
+    Invalid,
+}
+
+impl From<KindArg> for Kind {
+    fn from(k: KindArg) -> Kind {
+        match k {
+            KindArg::Request => Kind::Request,
+            KindArg::Notification => Kind::Notification,
+            KindArg::Result => Kind::Result,
+            KindArg::Error => Kind::Error,
+            KindArg::Invalid => Kind::Invalid,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct ClassifyArgs {
+    /// One JSON object per message instead of its kind.
+    #[arg(long)]
+    json: bool,
+    /// Exit with status 1 when any message is invalid.
+    #[arg(long)]
+    check: bool,
+    /// Print nothing (use with --check).
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct StatsArgs {
+    /// One JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// How many methods to list, most frequent first (0: all).
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    top: usize,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct FilterArgs {
+    /// Keep messages of this kind (repeatable, or comma-separated).
+    #[arg(long, value_enum, value_name = "KIND", value_delimiter = ',')]
+    kind: Vec<KindArg>,
+    /// Keep requests and notifications whose method matches this glob (`*`, `?`; repeatable).
+    #[arg(long, value_name = "GLOB")]
+    method: Vec<String>,
+    /// Keep messages with this id: an integer (7), null, a JSON string ('"7"'), or text (abc).
+    #[arg(long, value_name = "ID", allow_hyphen_values = true)]
+    id: Option<String>,
+    /// Keep invalid messages (same as --kind invalid).
+    #[arg(long)]
+    invalid: bool,
+    /// Print only the number of matching messages.
+    #[arg(long, short = 'c')]
+    count: bool,
+    /// Keep the messages that do not match.
+    #[arg(long = "invert-match", short = 'v')]
+    invert: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Args, Debug)]
+struct RespondArgs {
+    /// Methods the gateway serves (comma-separated; empty: none).
+    #[arg(
+        long,
+        value_name = "M1,M2",
+        value_delimiter = ',',
+        default_value = "tools/list,tools/call"
+    )]
+    supported: Vec<String>,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// `16MiB`, `512K`, `1048576` → bytes (K, M, G: powers of 1024).
+fn parse_size(s: &str) -> Result<usize, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (digits, unit) = s.split_at(split);
+    let bad = || format!("{s:?} is not a size (examples: 1048576, 512K, 16MiB)");
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    let unit: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    let bytes = n.checked_mul(unit).ok_or_else(bad)?;
+    if bytes == 0 {
+        return Err("the maximum message size must be at least 1 byte".to_owned());
+    }
+    Ok(usize::try_from(bytes).unwrap_or(usize::MAX))
+}
+
+impl Common {
+    fn settings(&self) -> Settings {
+        let framing = match self.framing {
+            FramingArg::Auto => None,
+            FramingArg::Ndjson => Some(Framing::Ndjson),
+            FramingArg::ContentLength => Some(Framing::ContentLength),
+            FramingArg::Sse => Some(Framing::Sse),
+            FramingArg::JsonSeq => Some(Framing::JsonSeq),
+        };
+        let validation = match self.mode {
+            ModeArg::Strict => Validation::Full,
+            ModeArg::Envelope => Validation::Envelope,
+        };
+        Settings {
+            framing,
+            parser: rpcscan::Parser::new().validation(validation),
+            max_message_size: self.max_message_size,
+            mmap: !self.no_mmap,
+        }
+    }
+
+    fn inputs(&self) -> Vec<Input> {
+        Input::from_args(&self.files)
+    }
+
+    fn setup_threads(&self) {
+        if let Some(n) = self.threads.filter(|&n| n > 0) {
+            if let Err(e) = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build_global()
+            {
+                warn(format_args!("cannot start {n} threads: {e}"));
+            }
+        }
+    }
+}
+
+/// Turns a finished (or stopped) run into the exit code; `decide` says 0 or 1 for a clean one.
+fn exit<T>(run: Result<Run<T>, Stop>, decide: impl FnOnce(&Run<T>) -> u8) -> ExitCode {
+    match run {
+        Ok(run) if run.failed => ExitCode::from(2),
+        Ok(run) => ExitCode::from(decide(&run)),
+        // `| head` closed the pipe: we are done, quietly.
+        Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Stop::Output(e)) => {
+            warn(format_args!("<stdout>: write error: {e}"));
+            ExitCode::from(2)
+        }
+        Err(Stop::Panic) => {
+            warn(format_args!("internal error: a worker thread panicked"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut out = Output::stdout();
+    match cli.command {
+        Cmd::Classify(args) => {
+            args.common.setup_threads();
+            let inputs = args.common.inputs();
+            let cmd = classify::Classify {
+                json: args.json,
+                quiet: args.quiet,
+                with_file: inputs.len() > 1,
+            };
+            let run = input::run(&cmd, &args.common.settings(), &inputs, &mut out);
+            exit(run, |run| u8::from(args.check && run.tally.invalid > 0))
+        }
+        Cmd::Stats(args) => {
+            args.common.setup_threads();
+            let cmd = stats::Stats {
+                top: args.top,
+                json: args.json,
+            };
+            let start = Instant::now();
+            let run = input::run(
+                &cmd,
+                &args.common.settings(),
+                &args.common.inputs(),
+                &mut out,
+            )
+            .and_then(|run| {
+                let report = cmd.report(&run.tally, run.bytes, start.elapsed());
+                out.write(&report)?;
+                out.flush()?;
+                Ok(run)
+            });
+            exit(run, |_| 0)
+        }
+        Cmd::Filter(args) => {
+            args.common.setup_threads();
+            let id = match args.id.as_deref().map(filter::parse_id).transpose() {
+                Ok(id) => id,
+                Err(e) => {
+                    warn(format_args!("--id: {e}"));
+                    return ExitCode::from(2);
+                }
+            };
+            let mut kinds = args
+                .kind
+                .iter()
+                .fold(0, |bits, &k| bits | filter::Filter::kind_bit(k.into()));
+            if args.invalid {
+                kinds |= filter::Filter::kind_bit(Kind::Invalid);
+            }
+            let cmd = filter::Filter {
+                kinds,
+                methods: args.method,
+                id,
+                invert: args.invert,
+                count: args.count,
+            };
+            let run = input::run(
+                &cmd,
+                &args.common.settings(),
+                &args.common.inputs(),
+                &mut out,
+            )
+            .and_then(|run| {
+                if cmd.count {
+                    let mut line = Vec::with_capacity(24);
+                    json::write_u64(&mut line, run.tally.matched);
+                    line.push(b'\n');
+                    out.write(&line)?;
+                    out.flush()?;
+                }
+                Ok(run)
+            });
+            exit(run, |run| u8::from(run.tally.matched == 0))
+        }
+        Cmd::Respond(args) => {
+            args.common.setup_threads();
+            let cmd = respond::Respond {
+                supported: args
+                    .supported
+                    .into_iter()
+                    .filter(|m| !m.is_empty())
+                    .collect(),
+            };
+            let run = input::run(
+                &cmd,
+                &args.common.settings(),
+                &args.common.inputs(),
+                &mut out,
+            );
+            exit(run, |_| 0)
+        }
+    }
+}
