@@ -181,20 +181,7 @@ impl<'a> ErrorResponse<'a> {
 
     /// Appends the response (no trailing newline) to `buf`.
     pub fn write<B: BufMut>(&self, buf: &mut B) {
-        let (colon, comma) = match self.style {
-            Style::Spaced => (&b": "[..], &b", "[..]),
-            Style::Compact => (&b":"[..], &b","[..]),
-        };
-        buf.put_slice(b"{\"jsonrpc\"");
-        buf.put_slice(colon);
-        buf.put_slice(b"\"2.0\"");
-        buf.put_slice(comma);
-        buf.put_slice(b"\"id\"");
-        buf.put_slice(colon);
-        buf.put_slice(self.id.unwrap_or(b"null"));
-        buf.put_slice(comma);
-        buf.put_slice(b"\"error\"");
-        buf.put_slice(colon);
+        let (colon, comma) = write_head(buf, self.style, self.id.unwrap_or(b"null"), b"error");
         buf.put_slice(b"{\"code\"");
         buf.put_slice(colon);
         let mut digits = [0u8; 20];
@@ -292,20 +279,7 @@ impl<'a> ResultResponse<'a> {
 
     /// Appends the response (no trailing newline) to `buf`.
     pub fn write<B: BufMut>(&self, buf: &mut B) {
-        let (colon, comma) = match self.style {
-            Style::Spaced => (&b": "[..], &b", "[..]),
-            Style::Compact => (&b":"[..], &b","[..]),
-        };
-        buf.put_slice(b"{\"jsonrpc\"");
-        buf.put_slice(colon);
-        buf.put_slice(b"\"2.0\"");
-        buf.put_slice(comma);
-        buf.put_slice(b"\"id\"");
-        buf.put_slice(colon);
-        buf.put_slice(self.id);
-        buf.put_slice(comma);
-        buf.put_slice(b"\"result\"");
-        buf.put_slice(colon);
+        write_head(buf, self.style, self.id, b"result");
         buf.put_slice(self.result);
         buf.put_u8(b'}');
     }
@@ -318,9 +292,46 @@ impl<'a> ResultResponse<'a> {
     }
 }
 
-/// Writes `s` as a JSON string: `"` and `\` and control characters escaped, other text as
-/// UTF-8.
-pub(crate) fn write_json_string<B: BufMut>(buf: &mut B, s: &str) {
+/// Writes `{"jsonrpc": "2.0", "id": ID, "KEY": ` (the part every response shares) and
+/// returns the style's colon and comma for the rest.
+fn write_head<B: BufMut>(
+    buf: &mut B,
+    style: Style,
+    id: &[u8],
+    key: &[u8],
+) -> (&'static [u8], &'static [u8]) {
+    let (colon, comma): (&'static [u8], &'static [u8]) = match style {
+        Style::Spaced => (b": ", b", "),
+        Style::Compact => (b":", b","),
+    };
+    for part in [
+        &b"{\"jsonrpc\""[..],
+        colon,
+        b"\"2.0\"",
+        comma,
+        b"\"id\"",
+        colon,
+        id,
+        comma,
+        b"\"",
+        key,
+        b"\"",
+        colon,
+    ] {
+        buf.put_slice(part);
+    }
+    (colon, comma)
+}
+
+/// Writes `s` as a JSON string, quotes included: `"`, `\` and control characters escaped
+/// (`\n`, `\r`, `\t`, else `\u00XX`), all other text as UTF-8.
+///
+/// ```
+/// let mut out = Vec::new();
+/// rpcscan::response::write_json_string(&mut out, "a\"b\n\u{1}é");
+/// assert_eq!(out, "\"a\\\"b\\n\\u0001é\"".as_bytes());
+/// ```
+pub fn write_json_string<B: BufMut>(buf: &mut B, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     buf.put_u8(b'"');
     let bytes = s.as_bytes();

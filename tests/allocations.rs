@@ -1,42 +1,10 @@
 //! Classifying and parsing allocate nothing (a counting global allocator proves it).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations_during;
 
 use rpcscan::{Parser, Validation};
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls per thread.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 #[test]
 fn classify_and_parse_allocate_nothing() {
@@ -94,4 +62,13 @@ fn classify_and_parse_allocate_nothing() {
     assert_eq!(n, 0, "allocations while scanning {} messages", lines.len());
     // The corpus is not trivially all-invalid.
     assert!(seen.iter().all(|&c| c > 0), "{seen:?}");
+}
+
+/// Control: the counter does see allocations, so the zero above means something.
+#[test]
+fn the_counter_sees_allocations() {
+    let n = allocations_during(|| {
+        std::hint::black_box(Vec::<u8>::with_capacity(64));
+    });
+    assert_eq!(n, 1);
 }

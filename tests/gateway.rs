@@ -2,8 +2,9 @@
 //! `Raw::get`) against the oracle, MCP routing keys, the Streamable HTTP header check,
 //! response bytes, id rewriting round trips, and the no-allocation promises.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations_during;
 
 use proptest::prelude::*;
 use rpcscan::mcp::{
@@ -13,42 +14,6 @@ use rpcscan::response::{ErrorResponse, ResultResponse, Style};
 use rpcscan::rewrite::{write_replacing, write_with_id, Correlation};
 use rpcscan::{Field, Kind, Message, Parser, Raw, Validation};
 use rpcscan_oracle as oracle;
-
-// ---------------------------------------------------------------------------------------
-// Counting allocator (per thread), for the no-allocation promises.
-
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-// SAFETY: forwards to the system allocator unchanged; only counts calls per thread.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 fn parse(s: &str) -> Message<'_> {
     rpcscan::parse(s.as_bytes()).unwrap_or_else(|e| panic!("{e}: {s}"))

@@ -31,6 +31,7 @@ pub mod corpus;
 pub mod gen;
 pub mod json;
 pub mod rng;
+pub mod suite;
 
 pub use classify::{classify, INVALID_REQUEST, PARSE_ERROR};
 pub use json::validate_json;
