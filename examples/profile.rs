@@ -4,7 +4,8 @@
 //! ```text
 //! cargo build --release --example profile
 //! perf record -g target/release/examples/profile small strict 200
-//! # modes: strict envelope serde_value serde_raw simd_json sonic
+//! # modes: strict envelope serde_value serde_raw simd_json sonic, and on the valid-JSON
+//! # subset only: sonic_unchecked envelope_valid_json
 //! ```
 
 use rpcscan::{Kind, Parser, Validation};
@@ -31,15 +32,21 @@ fn main() {
             "serde_raw" => baselines::serde_raw(line),
             "simd_json" => baselines::simd_json_borrowed(line, &mut scratch),
             "sonic" => baselines::sonic_checked(line),
+            "sonic_unchecked" => baselines::sonic_unchecked(line),
+            "envelope_valid_json" => envelope.classify(line),
             _ => strict.classify(line),
         }
     };
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let corpus = generate(mix, 4 << 20, 1);
-    let lines: Vec<&[u8]> = corpus
+    let mut lines: Vec<&[u8]> = corpus
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
         .collect();
+    if mode == "sonic_unchecked" || mode == "envelope_valid_json" {
+        // Unchecked parsers are only defined on valid JSON: both get the same subset.
+        lines.retain(|l| rpcscan_oracle::validate_json(l));
+    }
     let mut counts = [0usize; 5];
     let start = std::time::Instant::now();
     for _ in 0..rounds {

@@ -26,13 +26,17 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
 /// `i + k`), or `None` when fewer than `W` bytes remain. Escapes are handled from the same
 /// mask, so a string with many escapes costs one load per window, and the whole loop is
 /// instantiated inside the kernel's target-feature context (one call per string).
+///
+/// When fewer than `W` bytes remain, `rest` takes over (a narrower window, finally
+/// [`tail`]), so strings near the end of a message still go a word at a time.
 #[inline(always)]
 pub(crate) fn scan_from<const W: usize>(
     buf: &[u8],
     mut i: usize,
+    mut escaped: bool,
     window: impl Fn(&[u8], usize) -> Option<u64>,
+    rest: impl FnOnce(&[u8], usize, bool) -> Result<(usize, bool), JsonError>,
 ) -> Result<(usize, bool), JsonError> {
-    let mut escaped = false;
     while let Some(mut mask) = window(buf, i) {
         while mask != 0 {
             let at = i + mask.trailing_zeros() as usize;
@@ -46,7 +50,7 @@ pub(crate) fn scan_from<const W: usize>(
                         i = next;
                         mask = window(buf, i).unwrap_or(0);
                         if mask == 0 && buf.len() < i + W {
-                            return tail(buf, i, escaped);
+                            return rest(buf, i, escaped);
                         }
                         continue;
                     }
@@ -58,12 +62,22 @@ pub(crate) fn scan_from<const W: usize>(
         }
         i += W;
     }
-    tail(buf, i, escaped)
+    rest(buf, i, escaped)
+}
+
+/// The portable chain: 8-byte SWAR windows, then bytes.
+#[inline(always)]
+pub(crate) fn scan_swar(buf: &[u8], i: usize, escaped: bool) -> Result<(usize, bool), JsonError> {
+    scan_from::<8>(buf, i, escaped, crate::simd::string_special_window, tail)
 }
 
 /// The last bytes of the buffer, one at a time.
 #[inline]
-fn tail(buf: &[u8], mut i: usize, mut escaped: bool) -> Result<(usize, bool), JsonError> {
+pub(crate) fn tail(
+    buf: &[u8],
+    mut i: usize,
+    mut escaped: bool,
+) -> Result<(usize, bool), JsonError> {
     loop {
         match buf.get(i) {
             Some(b'"') => return Ok((i + 1, escaped)),

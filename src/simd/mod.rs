@@ -85,7 +85,7 @@ pub fn kernel_level() -> &'static str {
     level().name()
 }
 
-pub(crate) use scalar::string_special_in_word;
+pub(crate) use scalar::{string_special_in_word, string_special_window};
 
 /// The rest of a string from `from` (just inside it): the offset after the closing quote
 /// and whether it had escapes. One call per string, whatever its escapes.
@@ -111,7 +111,7 @@ pub(crate) fn scan_string_at(
             // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
             unsafe { x86::scan_string_avx2(buf, from) }
         }
-        _ => string::scan_from::<8>(buf, from, scalar::string_special_window),
+        _ => string::scan_swar(buf, from, false),
     }
 }
 

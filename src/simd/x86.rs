@@ -52,12 +52,30 @@ pub(super) fn special_window_avx512(buf: &[u8], i: usize) -> Option<u64> {
 
 #[target_feature(enable = "avx2")]
 pub(super) fn scan_string_avx2(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    string::scan_from::<32>(buf, from, |b, i| special_window_avx2(b, i))
+    scan_from_avx2(buf, from, false)
+}
+
+#[target_feature(enable = "avx2")]
+fn scan_from_avx2(buf: &[u8], from: usize, escaped: bool) -> Result<(usize, bool), JsonError> {
+    string::scan_from::<32>(
+        buf,
+        from,
+        escaped,
+        |b, i| special_window_avx2(b, i),
+        string::scan_swar,
+    )
 }
 
 #[target_feature(enable = "avx512bw,avx2")]
 pub(super) fn scan_string_avx512(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    string::scan_from::<64>(buf, from, |b, i| special_window_avx512(b, i))
+    string::scan_from::<64>(
+        buf,
+        from,
+        false,
+        |b, i| special_window_avx512(b, i),
+        // Fewer than 64 bytes left: 32-byte windows (the closure inherits this fn's AVX2).
+        |b, i, escaped| scan_from_avx2(b, i, escaped),
+    )
 }
 
 /// Prefix XOR by carry-less multiplication with all ones.
