@@ -65,7 +65,8 @@ fn agree(msg: &[u8]) -> oracle::Verdict {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 6_000, failure_persistence: None, ..ProptestConfig::default() })]
+    // Under miri (.ci/miri.sh) a handful of cases: each is interpreted, ~10^4 times slower.
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 12 } else { 6_000 }, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn generated_messages_agree(seed in any::<u64>()) {
@@ -85,6 +86,7 @@ proptest! {
 
 /// The generator must actually reach every verdict, or the agreement above means little.
 #[test]
+#[cfg_attr(miri, ignore = "20 000 seeds: native only")]
 fn generator_covers_every_verdict() {
     let mut kinds = std::collections::BTreeSet::new();
     let mut reasons = std::collections::BTreeSet::new();
@@ -124,6 +126,7 @@ fn generator_covers_every_verdict() {
 
 /// The generated MCP traffic corpus classifies as the oracle says, line by line.
 #[test]
+#[cfg_attr(miri, ignore = "4 MB of traffic: native only")]
 fn corpus_agrees() {
     for mix in [oracle::corpus::Mix::Small, oracle::corpus::Mix::Mixed] {
         for line in oracle::corpus::messages(mix, 2_000_000, 42) {
