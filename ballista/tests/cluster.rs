@@ -1,0 +1,231 @@
+//! A real cluster on loopback: `rpcscan-scheduler` and two `rpcscan-executor` processes on
+//! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run,
+//! tasks must have run on both executors, and every process is stopped at the end, also
+//! when the test fails (the guard's `Drop`).
+
+use std::fs::File;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use datafusion::arrow::util::pretty::pretty_format_batches;
+
+/// Every process of the cluster; dropping it kills and reaps them all.
+struct Cluster {
+    children: Vec<(String, Child)>,
+    logs: PathBuf,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.children {
+            let _ = child.kill();
+        }
+        for (_, child) in &mut self.children {
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Cluster {
+    fn spawn(&mut self, name: &str, exe: &str, args: &[String]) {
+        let log = File::create(self.logs.join(format!("{name}.log"))).unwrap();
+        let child = Command::new(exe)
+            .args(args)
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {exe}: {e}"));
+        self.children.push((name.to_string(), child));
+    }
+
+    /// Stops every process and checks that none is left running.
+    fn stop(mut self) {
+        for (name, child) in &mut self.children {
+            let _ = child.kill();
+            child
+                .wait()
+                .unwrap_or_else(|e| panic!("cannot reap {name}: {e}"));
+        }
+        for (name, child) in &mut self.children {
+            assert!(
+                child.try_wait().unwrap().is_some(),
+                "{name} is still running"
+            );
+        }
+    }
+
+    fn log(&self, name: &str) -> String {
+        std::fs::read_to_string(self.logs.join(format!("{name}.log"))).unwrap_or_default()
+    }
+
+    /// Fails if a process has exited (with its log), so a crash is not a timeout.
+    fn check_alive(&mut self) {
+        let mut dead = Vec::new();
+        for (name, child) in &mut self.children {
+            if let Ok(Some(status)) = child.try_wait() {
+                dead.push((name.clone(), status));
+            }
+        }
+        if let Some((name, status)) = dead.first() {
+            panic!("{name} exited with {status}:\n{}", self.log(name));
+        }
+    }
+
+    fn wait_for(&mut self, what: &str, timeout: Duration, mut ready: impl FnMut(&Cluster) -> bool) {
+        let start = Instant::now();
+        while !ready(self) {
+            self.check_alive();
+            if start.elapsed() > timeout {
+                let logs: Vec<String> = self
+                    .children
+                    .iter()
+                    .map(|(n, _)| format!("--- {n}\n{}", self.log(n)))
+                    .collect();
+                panic!("timed out waiting for {what}\n{}", logs.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// Free ports on 127.0.0.1 (all held until every one is chosen, so they differ).
+fn free_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+fn write_logs(dir: &Path) {
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","result":{},"id":1}"#,
+        r#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"nope"},"id":2}"#,
+        r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+    ];
+    for file in 0..6 {
+        let mut text = String::new();
+        for i in 0..(200 + file * 37) {
+            text.push_str(lines[(i * (file + 1)) % lines.len()]);
+            text.push('\n');
+        }
+        std::fs::write(dir.join(format!("part-{file}.ndjson")), text).unwrap();
+    }
+}
+
+const QUERY: &str = "SELECT rpc_kind(line) AS kind, count(*) AS n FROM logs GROUP BY 1 ORDER BY 1";
+
+async fn run(ctx: &datafusion::prelude::SessionContext, location: &str) -> String {
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{location}'"
+    ))
+    .await
+    .unwrap();
+    let batches = ctx.sql(QUERY).await.unwrap().collect().await.unwrap();
+    pretty_format_batches(&batches).unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduler_and_two_executors_on_loopback() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    write_logs(&data);
+    let location = format!("{}/", data.display());
+
+    let mut cluster = Cluster {
+        children: Vec::new(),
+        logs: tmp.path().to_path_buf(),
+    };
+    let ports = free_ports(7);
+    let scheduler_port = ports[0].to_string();
+    cluster.spawn(
+        "scheduler",
+        env!("CARGO_BIN_EXE_rpcscan-scheduler"),
+        &[
+            "--bind-host",
+            "127.0.0.1",
+            "--external-host",
+            "127.0.0.1",
+            "--bind-port",
+            &scheduler_port,
+            "--scheduler-policy",
+            "push-staged",
+            "--task-distribution",
+            "round-robin",
+        ]
+        .map(String::from),
+    );
+    for (e, name) in ["executor-1", "executor-2"].iter().enumerate() {
+        let work = tmp.path().join(name);
+        std::fs::create_dir(&work).unwrap();
+        let [flight, grpc, health] =
+            [ports[1 + 3 * e], ports[2 + 3 * e], ports[3 + 3 * e]].map(|p| p.to_string());
+        cluster.spawn(
+            name,
+            env!("CARGO_BIN_EXE_rpcscan-executor"),
+            &[
+                "--bind-host",
+                "127.0.0.1",
+                "--external-host",
+                "127.0.0.1",
+                "--scheduler-host",
+                "127.0.0.1",
+                "--scheduler-port",
+                &scheduler_port,
+                "--bind-port",
+                &flight,
+                "--bind-grpc-port",
+                &grpc,
+                "--bind-health-port",
+                &health,
+                "--scheduler-connect-timeout-seconds",
+                "30",
+                "--vcores",
+                "1",
+                "--task-scheduling-policy",
+                "push-staged",
+                "--work-dir",
+                work.to_str().unwrap(),
+            ]
+            .map(String::from),
+        );
+    }
+    cluster.wait_for("both executors to register", Duration::from_secs(60), |c| {
+        ["executor-1", "executor-2"]
+            .iter()
+            .all(|n| c.log(n).contains("registration succeed"))
+    });
+
+    let remote = rpcscan_ballista::remote_context(&format!("127.0.0.1:{scheduler_port}"))
+        .await
+        .unwrap();
+    let distributed = run(&remote, &location).await;
+    let embedded = run(&rpcscan_ballista::local_context().unwrap(), &location).await;
+    println!("{distributed}");
+    assert_eq!(distributed, embedded);
+    assert!(distributed.contains("invalid"));
+
+    // Push-staged executors log "Execute task" per task, pull-staged ones "Received task".
+    let tasks = |name: &str| {
+        let log = cluster.log(name);
+        log.matches("Execute task").count() + log.matches("Received task").count()
+    };
+    let (one, two) = (tasks("executor-1"), tasks("executor-2"));
+    println!("tasks: executor-1 {one}, executor-2 {two}");
+    assert!(
+        one > 0 && two > 0,
+        "tasks per executor: {one} and {two}\n{}\n{}",
+        cluster.log("executor-1"),
+        cluster.log("executor-2")
+    );
+    cluster.stop();
+}

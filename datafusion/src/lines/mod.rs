@@ -1,0 +1,134 @@
+//! The `lines` file format: any text file as one `line` (Binary) column, one row per
+//! NDJSON-framed line, split into newline-aligned byte ranges for parallel scans.
+//!
+//! Two ways in: [`LinesFormatFactory`] for `CREATE EXTERNAL TABLE ... STORED AS LINES`
+//! (registered by [`crate::register`]), and [`LinesTable`] for the API.
+
+mod source;
+mod table;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, LazyLock};
+
+use async_trait::async_trait;
+use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use datafusion::catalog::Session;
+use datafusion::common::{GetExt, Result, Statistics};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::execution::SessionState;
+use datafusion::object_store::{ObjectMeta, ObjectStore};
+use datafusion::physical_plan::ExecutionPlan;
+
+pub use source::LinesSource;
+pub use table::{LinesTable, LinesTableFactory};
+
+/// The name of the format (`STORED AS LINES`) and of its default file extension.
+pub const FORMAT_NAME: &str = "lines";
+
+/// The schema of every `lines` table: one non-null `line` column of type Binary.
+pub fn lines_schema() -> SchemaRef {
+    static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+        Arc::new(Schema::new(vec![Field::new(
+            "line",
+            DataType::Binary,
+            false,
+        )]))
+    });
+    Arc::clone(&SCHEMA)
+}
+
+/// Registers `STORED AS LINES` with a session: the file format (for the listing machinery)
+/// and the `LINES` table factory, which builds a [`LinesTable`].
+pub fn register_format(state: &mut SessionState) -> Result<()> {
+    state.register_file_format(Arc::new(LinesFormatFactory), true)?;
+    state
+        .table_factories_mut()
+        .insert(FORMAT_NAME.to_uppercase(), Arc::new(LinesTableFactory));
+    Ok(())
+}
+
+/// Creates [`LinesFormat`]s; it takes no options.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LinesFormatFactory;
+
+impl GetExt for LinesFormatFactory {
+    fn get_ext(&self) -> String {
+        FORMAT_NAME.to_string()
+    }
+}
+
+impl FileFormatFactory for LinesFormatFactory {
+    fn create(
+        &self,
+        _state: &dyn Session,
+        _format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        Ok(Arc::new(LinesFormat))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(LinesFormat)
+    }
+}
+
+/// The `lines` [`FileFormat`]: fixed schema ([`lines_schema`]), uncompressed files, read by
+/// [`LinesSource`].
+#[derive(Debug, Default, Clone, Copy)]
+pub struct LinesFormat;
+
+#[async_trait]
+impl FileFormat for LinesFormat {
+    fn get_ext(&self) -> String {
+        FORMAT_NAME.to_string()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        Ok(format!("{FORMAT_NAME}{}", compression.get_ext()))
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        Some(FileCompressionType::UNCOMPRESSED)
+    }
+
+    async fn infer_schema(
+        &self,
+        _state: &dyn Session,
+        _store: &Arc<dyn ObjectStore>,
+        _objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        Ok(lines_schema())
+    }
+
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        _store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        _object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        Ok(Statistics::new_unknown(&table_schema))
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(DataSourceExec::from_data_source(conf))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(LinesSource::new(table_schema))
+    }
+}
+
+impl fmt::Display for LinesFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(FORMAT_NAME)
+    }
+}

@@ -1,0 +1,18 @@
+//! `rpc_id(line)`: The exact text of the message's `id` (NULL without one; the echoable id of an invalid message).
+
+use std::borrow::Cow;
+
+use super::verdict;
+
+fn row(line: &[u8]) -> Option<Cow<'_, str>> {
+    verdict::id(&rpcscan::parse(line))
+}
+
+super::utf8_udf!(
+    /// `rpc_id(line)`: The exact text of the message's `id` (NULL without one; the echoable id of an invalid message).
+    RpcId,
+    "rpc_id",
+    rpc_id_udf,
+    rpc_id,
+    row
+);

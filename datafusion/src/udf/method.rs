@@ -1,0 +1,18 @@
+//! `rpc_method(line)`: The decoded `method` of a request or notification (NULL otherwise).
+
+use std::borrow::Cow;
+
+use super::verdict;
+
+fn row(line: &[u8]) -> Option<Cow<'_, str>> {
+    verdict::method(&rpcscan::parse(line))
+}
+
+super::utf8_udf!(
+    /// `rpc_method(line)`: The decoded `method` of a request or notification (NULL otherwise).
+    RpcMethod,
+    "rpc_method",
+    rpc_method_udf,
+    rpc_method,
+    row
+);
