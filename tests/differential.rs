@@ -3,53 +3,23 @@
 //! decoded methods and error codes must agree; envelope mode must agree with strict mode on
 //! every valid JSON text.
 
+#[allow(dead_code)]
+#[path = "../fuzz/src/check.rs"]
+mod check;
+
 use proptest::prelude::*;
-use rpcscan::{Kind, Parser, Validation};
+use rpcscan::{Parser, Validation};
 use rpcscan_oracle as oracle;
 
 const ENVELOPE: Parser = Parser::new().validation(Validation::Envelope);
 
-fn kind_name(k: Kind) -> &'static str {
-    k.as_str()
-}
-
-/// Asserts rpcscan and the oracle agree on `msg`; returns the oracle's verdict.
+/// Asserts rpcscan and the oracle agree on `msg` (the fuzz targets' own assertion,
+/// `fuzz/src/check.rs`), and envelope mode with strict mode; returns the oracle's verdict.
 fn agree(msg: &[u8]) -> oracle::Verdict {
     let want = oracle::classify(msg);
     let got = rpcscan::parse(msg);
+    check::agree(msg, &got, &want);
     let shown = String::from_utf8_lossy(msg);
-    match &got {
-        Ok(m) => {
-            assert_eq!(kind_name(m.kind()), want.kind.as_str(), "kind of {shown}");
-            let id = m
-                .id()
-                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
-            assert_eq!(id, want.id, "id of {shown}");
-            let method = m
-                .method()
-                .and_then(|s| s.decode().ok().map(|c| c.into_owned()));
-            assert_eq!(method, want.method, "method of {shown}");
-            let code = m
-                .error_code()
-                .map(|c| String::from_utf8_lossy(c.raw()).into_owned());
-            assert_eq!(code, want.error_code, "error code of {shown}");
-        }
-        Err(e) => {
-            assert_eq!(
-                want.kind,
-                oracle::Kind::Invalid,
-                "{shown}: rpcscan says {e}"
-            );
-            assert_eq!(Some(e.code()), want.code, "code of {shown}: {e}");
-            if e.code() == -32600 {
-                assert_eq!(Some(e.reason().as_str()), want.reason, "reason of {shown}");
-                let id = e
-                    .id()
-                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
-                assert_eq!(id, want.id, "recovered id of {shown}");
-            }
-        }
-    }
     if want.code != Some(-32700) {
         let env = ENVELOPE.parse(msg);
         assert_eq!(
