@@ -122,6 +122,12 @@ pub fn frames(input: &Input<'_>) {
         seed,
         stream,
     } = *input;
+    // Detection looks at any prefix without panicking; RS first always means json-seq.
+    let detected = Framing::detect(stream);
+    if stream.first() == Some(&0x1E) {
+        assert_eq!(detected, Framing::JsonSeq);
+    }
+
     let whole = decode_all(framing, max, stream, &[]);
     let bytewise = decode_all(framing, max, stream, &vec![1; stream.len()]);
     assert_eq!(
