@@ -80,7 +80,7 @@ fn with_key<T>(raw: &[u8], escaped: bool, f: impl Fn(&[u8]) -> T) -> T {
 }
 
 /// What the walk found at the top level of an object.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(crate) struct Facts {
     seen: u8,
     duplicate: bool,
@@ -152,23 +152,120 @@ fn next_member(buf: &[u8], i: usize) -> Result<(bool, usize), JsonError> {
     }
 }
 
+/// Where the walk's syntax comes from: [`Exact`] (byte by byte, with exact error offsets)
+/// or the fast path's token stream (`scan::fast`, which only knows "valid" or "don't know").
+/// Offsets are the same in both: a value's first byte, the offset after it.
+pub(crate) trait Source<'a> {
+    /// What a failed walk returns.
+    type Error;
+    /// The message.
+    fn buf(&self) -> &'a [u8];
+    /// The nesting limit.
+    fn max_depth(&self) -> usize;
+    /// The error for a container at `at` that is nested too deep.
+    fn too_deep(&self, at: usize) -> Self::Error;
+    /// After the `{` at `open`: `Ok(Ok(key))`, the offset of the first key, or `Ok(Err(end))`
+    /// for an empty object.
+    fn enter(&mut self, open: usize) -> Result<Result<usize, usize>, Self::Error>;
+    /// The key at `at`: its raw bytes, whether it has escapes, and the offset of its value.
+    fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), Self::Error>;
+    /// A string the walk reads (its quote at `at`): the offset after it, and whether it has
+    /// escapes.
+    fn string(&mut self, at: usize) -> Result<(usize, bool), Self::Error>;
+    /// A number at `at`: the offset after it, and whether it is an integer literal.
+    fn number(&mut self, at: usize) -> Result<(usize, bool), Self::Error>;
+    /// `null` at `at`: the offset after it.
+    fn null(&mut self, at: usize) -> Result<usize, Self::Error>;
+    /// Any value at `at`, nested at `depth`: the offset after it.
+    fn skip(&mut self, at: usize, depth: usize) -> Result<usize, Self::Error>;
+    /// After a member's value ending at `end`: `(true, next key)` or `(false, offset after
+    /// the object)`.
+    fn next_member(&mut self, end: usize) -> Result<(bool, usize), Self::Error>;
+}
+
+/// The exact path: every byte looked at in order, errors with their first offending offset.
+pub(crate) struct Exact<'a, const STRICT: bool> {
+    pub(crate) buf: &'a [u8],
+    pub(crate) max_depth: usize,
+}
+
+impl<'a, const STRICT: bool> Source<'a> for Exact<'a, STRICT> {
+    type Error = JsonError;
+
+    #[inline(always)]
+    fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    #[inline(always)]
+    fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    #[inline(always)]
+    fn too_deep(&self, at: usize) -> JsonError {
+        JsonError::new(Reason::TooDeep, at)
+    }
+
+    #[inline(always)]
+    fn enter(&mut self, open: usize) -> Result<Result<usize, usize>, JsonError> {
+        let i = ws(self.buf, open + 1);
+        Ok(if self.buf.get(i) == Some(&b'}') {
+            Err(i + 1)
+        } else {
+            Ok(i)
+        })
+    }
+
+    #[inline(always)]
+    fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), JsonError> {
+        key::<STRICT>(self.buf, at)
+    }
+
+    #[inline(always)]
+    fn string(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
+        checked_string::<STRICT>(self.buf, at)
+    }
+
+    #[inline(always)]
+    fn number(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
+        number::scan(self.buf, at)
+    }
+
+    #[inline(always)]
+    fn null(&mut self, at: usize) -> Result<usize, JsonError> {
+        literal::scan(self.buf, at, b"null")
+    }
+
+    #[inline(always)]
+    fn skip(&mut self, at: usize, depth: usize) -> Result<usize, JsonError> {
+        skip::value::<STRICT>(self.buf, at, depth, self.max_depth)
+    }
+
+    #[inline(always)]
+    fn next_member(&mut self, end: usize) -> Result<(bool, usize), JsonError> {
+        next_member(self.buf, end)
+    }
+}
+
 /// Walks the top-level object whose `{` is at `open`. Returns the facts and the offset
 /// after the closing `}`.
-pub(crate) fn object<const STRICT: bool>(
-    buf: &[u8],
+#[inline(always)]
+pub(crate) fn object<'a, S: Source<'a>>(
+    s: &mut S,
     open: usize,
-    max_depth: usize,
-) -> Result<(Facts, usize), JsonError> {
-    if max_depth < 1 {
-        return Err(JsonError::new(Reason::TooDeep, open));
+) -> Result<(Facts, usize), S::Error> {
+    if s.max_depth() < 1 {
+        return Err(s.too_deep(open));
     }
+    let buf = s.buf();
     let mut f = Facts::default();
-    let mut i = ws(buf, open + 1);
-    if buf.get(i) == Some(&b'}') {
-        return Ok((f, i + 1));
-    }
+    let mut i = match s.enter(open)? {
+        Ok(first) => first,
+        Err(end) => return Ok((f, end)),
+    };
     loop {
-        let (raw, escaped, v) = key::<STRICT>(buf, i)?;
+        let (raw, escaped, v) = s.key(i)?;
         let key = with_key(raw, escaped, Key::from_name);
         if key != Key::Other {
             let bit = key as u8;
@@ -177,45 +274,45 @@ pub(crate) fn object<const STRICT: bool>(
         }
         let end = match key {
             Key::Jsonrpc => {
-                let (end, ok) = version::<STRICT>(buf, v, max_depth)?;
+                let (end, ok) = version(s, v)?;
                 f.version_ok = ok;
                 end
             }
             Key::Id => {
-                let (end, kind) = id::<STRICT>(buf, v, max_depth)?;
+                let (end, kind) = id(s, v)?;
                 f.id = Some((span(v, end), kind));
                 f.id_count = f.id_count.saturating_add(1);
                 end
             }
             Key::Method => {
                 if buf.get(v) == Some(&b'"') {
-                    let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+                    let (end, escaped) = s.string(v)?;
                     f.method = Some(Some((span(v + 1, end - 1), escaped)));
                     end
                 } else {
                     f.method = Some(None);
-                    skip::value::<STRICT>(buf, v, 2, max_depth)?
+                    s.skip(v, 2)?
                 }
             }
             Key::Params => {
-                let end = skip::value::<STRICT>(buf, v, 2, max_depth)?;
+                let end = s.skip(v, 2)?;
                 f.params = Some(span(v, end));
                 f.params_ok = matches!(buf.get(v), Some(b'{' | b'['));
                 end
             }
             Key::Result => {
-                let end = skip::value::<STRICT>(buf, v, 2, max_depth)?;
+                let end = s.skip(v, 2)?;
                 f.result = Some(span(v, end));
                 end
             }
             Key::Error => {
-                let end = error_object::<STRICT>(buf, v, max_depth, &mut f)?;
+                let end = error_object(s, v, &mut f)?;
                 f.error = Some(span(v, end));
                 end
             }
-            Key::Other => skip::value::<STRICT>(buf, v, 2, max_depth)?,
+            Key::Other => s.skip(v, 2)?,
         };
-        let (more, next) = next_member(buf, end)?;
+        let (more, next) = s.next_member(end)?;
         if !more {
             return Ok((f, next));
         }
@@ -224,97 +321,87 @@ pub(crate) fn object<const STRICT: bool>(
 }
 
 /// `jsonrpc`: the string `"2.0"` after unescaping.
-#[inline]
-fn version<const STRICT: bool>(
-    buf: &[u8],
-    v: usize,
-    max_depth: usize,
-) -> Result<(usize, bool), JsonError> {
+#[inline(always)]
+fn version<'a, S: Source<'a>>(s: &mut S, v: usize) -> Result<(usize, bool), S::Error> {
+    let buf = s.buf();
     if buf.get(v) != Some(&b'"') {
-        return Ok((skip::value::<STRICT>(buf, v, 2, max_depth)?, false));
+        return Ok((s.skip(v, 2)?, false));
     }
-    let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+    let (end, escaped) = s.string(v)?;
     let raw = buf.get(v + 1..end - 1).unwrap_or_default();
     Ok((end, Str::new(raw, escaped).decoded_eq(b"2.0")))
 }
 
 /// `id`: string, integer literal, `null`, or something else (`None`).
-#[inline]
-fn id<const STRICT: bool>(
-    buf: &[u8],
-    v: usize,
-    max_depth: usize,
-) -> Result<(usize, Option<IdKind>), JsonError> {
-    match buf.get(v) {
+#[inline(always)]
+fn id<'a, S: Source<'a>>(s: &mut S, v: usize) -> Result<(usize, Option<IdKind>), S::Error> {
+    match s.buf().get(v) {
         Some(b'"') => {
-            let (end, escaped) = checked_string::<STRICT>(buf, v)?;
+            let (end, escaped) = s.string(v)?;
             Ok((end, Some(IdKind::String { escaped })))
         }
         Some(b'-' | b'0'..=b'9') => {
-            let (end, integer) = number::scan(buf, v)?;
+            let (end, integer) = s.number(v)?;
             Ok((end, integer.then_some(IdKind::Integer)))
         }
-        Some(b'n') => Ok((literal::scan(buf, v, b"null")?, Some(IdKind::Null))),
-        _ => Ok((skip::value::<STRICT>(buf, v, 2, max_depth)?, None)),
+        Some(b'n') => Ok((s.null(v)?, Some(IdKind::Null))),
+        _ => Ok((s.skip(v, 2)?, None)),
     }
 }
 
 /// `error`: an object with exactly one integer `code` and one string `message`.
-fn error_object<const STRICT: bool>(
-    buf: &[u8],
-    v: usize,
-    max_depth: usize,
-    f: &mut Facts,
-) -> Result<usize, JsonError> {
+#[inline(always)]
+fn error_object<'a, S: Source<'a>>(s: &mut S, v: usize, f: &mut Facts) -> Result<usize, S::Error> {
+    let buf = s.buf();
     f.error_ok = false;
     f.error_code = None;
     f.error_message = None;
     f.error_data = None;
     if buf.get(v) != Some(&b'{') {
-        return skip::value::<STRICT>(buf, v, 2, max_depth);
+        return s.skip(v, 2);
     }
-    if max_depth < 2 {
-        return Err(JsonError::new(Reason::TooDeep, v));
+    if s.max_depth() < 2 {
+        return Err(s.too_deep(v));
     }
     let (mut codes, mut messages) = (0u8, 0u8);
-    let mut i = ws(buf, v + 1);
-    if buf.get(i) == Some(&b'}') {
-        return Ok(i + 1);
-    }
+    let mut i = match s.enter(v)? {
+        Ok(first) => first,
+        Err(end) => return Ok(end),
+    };
     loop {
-        let (raw, escaped, at) = key::<STRICT>(buf, i)?;
+        let (raw, escaped, at) = s.key(i)?;
         let end = match with_key(raw, escaped, ErrorKey::from_name) {
             ErrorKey::Code => {
                 codes = codes.saturating_add(1);
                 if let Some(b'-' | b'0'..=b'9') = buf.get(at) {
-                    let (end, integer) = number::scan(buf, at)?;
+                    let (end, integer) = s.number(at)?;
                     if integer {
                         f.error_code = Some(span(at, end));
                     }
                     end
                 } else {
-                    skip::value::<STRICT>(buf, at, 3, max_depth)?
+                    s.skip(at, 3)?
                 }
             }
             ErrorKey::Message => {
                 messages = messages.saturating_add(1);
                 if buf.get(at) == Some(&b'"') {
-                    let (end, escaped) = checked_string::<STRICT>(buf, at)?;
+                    let (end, escaped) = s.string(at)?;
                     f.error_message = Some((span(at + 1, end - 1), escaped));
                     end
                 } else {
-                    skip::value::<STRICT>(buf, at, 3, max_depth)?
+                    s.skip(at, 3)?
                 }
             }
             ErrorKey::Data => {
-                let end = skip::value::<STRICT>(buf, at, 3, max_depth)?;
+                let end = s.skip(at, 3)?;
                 // With several `data` members (allowed), the first one is exposed.
                 f.error_data.get_or_insert(span(at, end));
                 end
             }
-            ErrorKey::Other => skip::value::<STRICT>(buf, at, 3, max_depth)?,
+            ErrorKey::Other => s.skip(at, 3)?,
         };
-        let (more, next) = next_member(buf, end)?;
+        let (more, next) = s.next_member(end)?;
         if !more {
             f.error_ok =
                 codes == 1 && messages == 1 && f.error_code.is_some() && f.error_message.is_some();

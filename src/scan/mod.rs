@@ -3,6 +3,7 @@
 
 pub(crate) mod batch;
 pub(crate) mod envelope;
+pub(crate) mod fast;
 pub(crate) mod skip;
 
 use crate::invalid::Reason;
@@ -23,6 +24,7 @@ pub(crate) fn ws(buf: &[u8], mut i: usize) -> usize {
 }
 
 /// What the top level of a JSON text turned out to be.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Top {
     /// An object, with the envelope facts the walk collected.
     Object(envelope::Facts),
@@ -39,6 +41,11 @@ pub(crate) enum Top {
 /// loops need not look at non-ASCII bytes. To still report the *first* offending byte, the
 /// grammar is then checked on the valid prefix: a grammar error inside that prefix wins,
 /// anything else is the UTF-8 error.
+///
+/// Before all that, the fast path (`fast`: a token stream built 64 bytes at a time, string
+/// contents checked in bulk, UTF-8 only when a byte is not ASCII) either accepts the message
+/// or hands it to the exact path described above; only the exact path reports errors, so
+/// offsets and reasons never depend on the kernel level.
 pub(crate) fn top<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<Top, JsonError> {
     if buf.len() > MAX_MESSAGE_LEN {
         return Err(JsonError::new(Reason::TooLarge, MAX_MESSAGE_LEN));
@@ -48,6 +55,9 @@ pub(crate) fn top<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<To
     }
     if !STRICT {
         return walk::<false>(buf, max_depth);
+    }
+    if let Some(top) = crate::simd::strict_fast(buf, max_depth) {
+        return Ok(top);
     }
     match utf8::validate(buf) {
         Ok(()) => walk::<true>(buf, max_depth),
@@ -69,12 +79,13 @@ pub(crate) fn validate_value<const STRICT: bool>(
     top::<STRICT>(buf, max_depth)
 }
 
-fn walk<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<Top, JsonError> {
+pub(crate) fn walk<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<Top, JsonError> {
     let start = ws(buf, 0);
     let (top, end) = match buf.get(start) {
         None => return Err(JsonError::new(Reason::Empty, start)),
         Some(b'{') => {
-            let (facts, end) = envelope::object::<STRICT>(buf, start, max_depth)?;
+            let mut exact = envelope::Exact::<STRICT> { buf, max_depth };
+            let (facts, end) = envelope::object(&mut exact, start)?;
             (Top::Object(facts), end)
         }
         Some(b'[') => (

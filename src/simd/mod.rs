@@ -13,6 +13,7 @@
 
 pub(crate) mod blocks;
 mod scalar;
+pub(crate) mod tokens;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod x86;
 
@@ -115,6 +116,61 @@ pub(crate) fn scan_string_at(
     }
 }
 
+/// Strict mode's fast path (`scan::fast`): `Some` when the message is valid JSON (UTF-8
+/// already checked), with the walk's result; `None` means "use the exact path". The scalar
+/// level always answers `None`: its byte-at-a-time masks would be slower than the exact path.
+#[inline]
+pub(crate) fn strict_fast(buf: &[u8], max_depth: usize) -> Option<crate::scan::Top> {
+    match level() {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked above; cached).
+            unsafe { x86::strict_fast_avx512(buf, max_depth) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked above; cached).
+            unsafe { x86::strict_fast_avx2(buf, max_depth) }
+        }
+        _ => None,
+    }
+}
+
+/// [`strict_fast`] at a given level; the scalar level runs the fast path with the scalar
+/// twins of the kernels (tests compare every level with the exact path).
+#[cfg(test)]
+pub(crate) fn strict_fast_at(
+    level: Level,
+    buf: &[u8],
+    max_depth: usize,
+) -> Option<crate::scan::Top> {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
+            unsafe { x86::strict_fast_avx512(buf, max_depth) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
+            unsafe { x86::strict_fast_avx2(buf, max_depth) }
+        }
+        _ => crate::scan::fast::walk(
+            buf,
+            max_depth,
+            |carry: &mut tokens::Carry, chunk: &[u8; 64]| {
+                tokens::block(
+                    carry,
+                    chunk,
+                    scalar::token_masks,
+                    scalar::escape_masks,
+                    scalar::prefix_xor,
+                )
+            },
+        ),
+    }
+}
+
 /// The string-special mask of the window at `i` for a level, and the window's width.
 #[cfg(test)]
 pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u64, usize)> {
@@ -152,7 +208,7 @@ pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize>
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Every level this machine supports, scalar first.

@@ -2,6 +2,7 @@
 //! Always compiled; the reference every vector kernel is tested against.
 
 use super::blocks::Masks;
+use super::tokens::{EscapeMasks, TokenMasks};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -87,6 +88,47 @@ pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
         m.open |= movemask(eq_exact(folded, b'{')) << shift;
         m.close |= movemask(eq_exact(folded, b'}')) << shift;
         m.curly |= movemask((x << 2) & HIGHS) << shift;
+    }
+    m
+}
+
+/// The token masks of one 64-byte block, a byte at a time (the reference for the vector
+/// kernels; the scalar level does not use the fast path).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn token_masks(chunk: &[u8; 64]) -> TokenMasks {
+    let mut m = TokenMasks::default();
+    for (i, &b) in chunk.iter().enumerate() {
+        let bit = 1u64 << i;
+        let set = |mask: &mut u64, yes: bool| *mask |= if yes { bit } else { 0 };
+        set(&mut m.quote, b == b'"');
+        set(&mut m.backslash, b == b'\\');
+        set(&mut m.control, b < 0x20);
+        set(&mut m.space, matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+        set(
+            &mut m.op,
+            matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'),
+        );
+        set(&mut m.high, b >= 0x80);
+    }
+    m
+}
+
+/// The escape masks of one 64-byte block, a byte at a time.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn escape_masks(chunk: &[u8; 64]) -> EscapeMasks {
+    let mut m = EscapeMasks::default();
+    for (i, &b) in chunk.iter().enumerate() {
+        let bit = 1u64 << i;
+        let set = |mask: &mut u64, yes: bool| *mask |= if yes { bit } else { 0 };
+        set(
+            &mut m.allowed,
+            matches!(
+                b,
+                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'
+            ),
+        );
+        set(&mut m.unicode, b == b'u');
+        set(&mut m.hex, b.is_ascii_hexdigit());
     }
     m
 }

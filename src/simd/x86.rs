@@ -7,7 +7,9 @@
 use core::arch::x86_64::*;
 
 use super::blocks::{self, Masks};
+use super::tokens::{self, Carry, EscapeMasks, TokenMasks};
 use crate::json::{string, JsonError};
+use crate::scan::Top;
 
 /// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
 #[inline]
@@ -168,6 +170,195 @@ pub(super) fn skip_container_avx512(
     )
 }
 
+/// Splits 64 bytes into two AVX2 registers.
+#[target_feature(enable = "avx2")]
+fn halves(chunk: &[u8; 64]) -> (__m256i, __m256i) {
+    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
+    unsafe {
+        (
+            _mm256_loadu_si256(chunk.as_ptr().cast()),
+            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
+        )
+    }
+}
+
+/// Joins the byte masks of two halves into one 64-bit mask.
+#[target_feature(enable = "avx2")]
+fn join(lo: __m256i, hi: __m256i) -> u64 {
+    u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+}
+
+#[target_feature(enable = "avx2")]
+fn eq256(v: __m256i, c: u8) -> __m256i {
+    _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8))
+}
+
+/// Bytes of `v` in `lo..=hi` (unsigned).
+#[target_feature(enable = "avx2")]
+fn in_range256(v: __m256i, lo: u8, hi: u8) -> __m256i {
+    let shifted = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
+    let top = _mm256_set1_epi8(hi.wrapping_sub(lo) as i8);
+    _mm256_cmpeq_epi8(_mm256_min_epu8(shifted, top), shifted)
+}
+
+#[target_feature(enable = "avx2")]
+fn token_masks_avx2(chunk: &[u8; 64]) -> TokenMasks {
+    let one = |v: __m256i| {
+        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let space = _mm256_or_si256(
+            _mm256_or_si256(eq256(v, b' '), eq256(v, b'\t')),
+            _mm256_or_si256(eq256(v, b'\n'), eq256(v, b'\r')),
+        );
+        let op = _mm256_or_si256(
+            _mm256_or_si256(eq256(folded, b'{'), eq256(folded, b'}')),
+            _mm256_or_si256(eq256(v, b','), eq256(v, b':')),
+        );
+        [
+            eq256(v, b'"'),
+            eq256(v, b'\\'),
+            in_range256(v, 0, 0x1F),
+            space,
+            op,
+            v,
+        ]
+    };
+    let (lo, hi) = halves(chunk);
+    let (lo, hi) = (one(lo), one(hi));
+    TokenMasks {
+        quote: join(lo[0], hi[0]),
+        backslash: join(lo[1], hi[1]),
+        control: join(lo[2], hi[2]),
+        space: join(lo[3], hi[3]),
+        op: join(lo[4], hi[4]),
+        high: join(lo[5], hi[5]),
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn escape_masks_avx2(chunk: &[u8; 64]) -> EscapeMasks {
+    let one = |v: __m256i| {
+        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let unicode = eq256(v, b'u');
+        let allowed = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')),
+                _mm256_or_si256(eq256(v, b'/'), eq256(v, b'b')),
+            ),
+            _mm256_or_si256(
+                _mm256_or_si256(eq256(v, b'f'), eq256(v, b'n')),
+                _mm256_or_si256(_mm256_or_si256(eq256(v, b'r'), eq256(v, b't')), unicode),
+            ),
+        );
+        let hex = _mm256_or_si256(in_range256(v, b'0', b'9'), in_range256(folded, b'a', b'f'));
+        [allowed, unicode, hex]
+    };
+    let (lo, hi) = halves(chunk);
+    let (lo, hi) = (one(lo), one(hi));
+    EscapeMasks {
+        allowed: join(lo[0], hi[0]),
+        unicode: join(lo[1], hi[1]),
+        hex: join(lo[2], hi[2]),
+    }
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn eq512(v: __m512i, c: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8))
+}
+
+/// Bytes of `v` in `lo..=hi` (unsigned).
+#[target_feature(enable = "avx512bw,avx2")]
+fn in_range512(v: __m512i, lo: u8, hi: u8) -> u64 {
+    let shifted = _mm512_sub_epi8(v, _mm512_set1_epi8(lo as i8));
+    _mm512_cmple_epu8_mask(shifted, _mm512_set1_epi8(hi.wrapping_sub(lo) as i8))
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn load512(chunk: &[u8; 64]) -> __m512i {
+    // SAFETY: `chunk` is exactly the 64 bytes the unaligned load reads.
+    unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn token_masks_avx512(chunk: &[u8; 64]) -> TokenMasks {
+    let v = load512(chunk);
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    TokenMasks {
+        quote: eq512(v, b'"'),
+        backslash: eq512(v, b'\\'),
+        control: _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+        space: eq512(v, b' ') | eq512(v, b'\t') | eq512(v, b'\n') | eq512(v, b'\r'),
+        op: eq512(folded, b'{') | eq512(folded, b'}') | eq512(v, b',') | eq512(v, b':'),
+        high: _mm512_movepi8_mask(v),
+    }
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn escape_masks_avx512(chunk: &[u8; 64]) -> EscapeMasks {
+    let v = load512(chunk);
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    let unicode = eq512(v, b'u');
+    EscapeMasks {
+        allowed: eq512(v, b'"')
+            | eq512(v, b'\\')
+            | eq512(v, b'/')
+            | eq512(v, b'b')
+            | eq512(v, b'f')
+            | eq512(v, b'n')
+            | eq512(v, b'r')
+            | eq512(v, b't')
+            | unicode,
+        unicode,
+        hex: in_range512(v, b'0', b'9') | in_range512(folded, b'a', b'f'),
+    }
+}
+
+/// One block of the fast path's token stream with AVX2 kernels.
+#[target_feature(enable = "avx2,pclmulqdq")]
+fn block_avx2(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
+    tokens::block(
+        carry,
+        chunk,
+        |c| token_masks_avx2(c),
+        |c| escape_masks_avx2(c),
+        |x| prefix_xor_clmul(x),
+    )
+}
+
+/// One block of the fast path's token stream with AVX-512BW kernels.
+#[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+fn block_avx512(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
+    tokens::block(
+        carry,
+        chunk,
+        |c| token_masks_avx512(c),
+        |c| escape_masks_avx512(c),
+        |x| prefix_xor_clmul(x),
+    )
+}
+
+/// Strict mode's fast path (`scan::fast`) with AVX2 kernels.
+///
+/// # Safety
+/// The CPU must support AVX2 and PCLMULQDQ.
+pub(super) unsafe fn strict_fast_avx2(buf: &[u8], max_depth: usize) -> Option<Top> {
+    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, chunk: &[u8; 64]| {
+        // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
+        unsafe { block_avx2(carry, chunk) }
+    })
+}
+
+/// Strict mode's fast path (`scan::fast`) with AVX-512BW kernels.
+///
+/// # Safety
+/// The CPU must support AVX-512BW, AVX2 and PCLMULQDQ.
+pub(super) unsafe fn strict_fast_avx512(buf: &[u8], max_depth: usize) -> Option<Top> {
+    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, chunk: &[u8; 64]| {
+        // SAFETY: the caller guarantees AVX-512BW, AVX2 and PCLMULQDQ.
+        unsafe { block_avx512(carry, chunk) }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar;
@@ -184,7 +375,8 @@ mod tests {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff"[(seed % 14) as usize]
+                b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff ,:\t\n\r\x1f\x20ubfnrt/09afAFgG\x0c"
+                    [(seed % 38) as usize]
             });
             let want = scalar::block_masks(&chunk);
             // SAFETY: AVX2 is available (checked at the top of the test).
@@ -192,6 +384,18 @@ mod tests {
             if has_avx512() {
                 // SAFETY: AVX-512BW is available.
                 assert_eq!(unsafe { masks_avx512(&chunk) }, want);
+            }
+            // SAFETY: AVX2 is available (checked at the top of the test).
+            let (tokens, escapes) =
+                unsafe { (token_masks_avx2(&chunk), escape_masks_avx2(&chunk)) };
+            assert_eq!(tokens, scalar::token_masks(&chunk));
+            assert_eq!(escapes, scalar::escape_masks(&chunk));
+            if has_avx512() {
+                // SAFETY: AVX-512BW is available.
+                let (tokens, escapes) =
+                    unsafe { (token_masks_avx512(&chunk), escape_masks_avx512(&chunk)) };
+                assert_eq!(tokens, scalar::token_masks(&chunk));
+                assert_eq!(escapes, scalar::escape_masks(&chunk));
             }
             let x = seed;
             // SAFETY: PCLMULQDQ is available (part of has_avx2).

@@ -1,0 +1,421 @@
+//! Stage 2 of strict mode's fast path: the grammar, walked over the token stream of
+//! `simd::tokens` instead of over bytes.
+//!
+//! Stage 1 already checked every string byte (control characters, escapes) and UTF-8 was
+//! checked before; what is left is the order of the tokens, the exact grammar of every
+//! number and literal (each must also use up its whole run of bytes), the depth limit, and
+//! the envelope facts, which the same code as the exact path collects
+//! ([`envelope::object`] over the [`Source`] trait). Any surprise is a [`Bail`]: the caller
+//! then runs the exact path, which finds and reports the error. So this path never decides
+//! what an error is; it only has to be right about what is valid.
+
+// Without vector kernels only the tests drive the fast path.
+#![cfg_attr(
+    any(miri, rpcscan_disable_simd, not(target_arch = "x86_64")),
+    allow(dead_code)
+)]
+
+use super::envelope::{self, Source};
+use super::Top;
+use crate::json::{literal, number};
+use crate::simd::blocks::Nesting;
+use crate::simd::tokens::{Carry, Cursor};
+
+/// "Not on the fast path": the exact path decides.
+pub(crate) struct Bail;
+
+/// The token-stream source of the walk.
+struct Fast<'a, B> {
+    buf: &'a [u8],
+    max_depth: usize,
+    tokens: Cursor<'a, B>,
+}
+
+/// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked here only
+/// when a byte is not ASCII (most messages are all ASCII: no validator call at all).
+/// `block` is the kernel level's block function (`simd::tokens::block` with its kernels).
+#[inline]
+pub(crate) fn walk<B>(buf: &[u8], max_depth: usize, block: B) -> Option<Top>
+where
+    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+{
+    let mut s = Fast {
+        buf,
+        max_depth,
+        tokens: Cursor::new(buf, block),
+    };
+    let first = s.tokens.next()?;
+    let top = match buf.get(first) {
+        Some(b'{') => Top::Object(envelope::object(&mut s, first).ok()?.0),
+        Some(b'[') => {
+            s.skip(first, 1).ok()?;
+            Top::Array(first)
+        }
+        _ => {
+            s.skip(first, 1).ok()?;
+            Top::Scalar
+        }
+    };
+    if !s.tokens.finish() {
+        return None;
+    }
+    if s.tokens.saw_non_ascii() && crate::json::utf8::validate(buf).is_err() {
+        return None;
+    }
+    Some(top)
+}
+
+/// Whether a string the walk reads (a key, id, method: short) has an escape.
+#[inline(always)]
+fn has_backslash(content: &[u8]) -> bool {
+    if content.len() > 32 {
+        return memchr::memchr(b'\\', content).is_some();
+    }
+    content.iter().fold(false, |any, &b| any | (b == b'\\'))
+}
+
+/// A byte that may follow a number or literal: whitespace, structural, a quote, or the end.
+#[inline(always)]
+fn ends_scalar(b: Option<&u8>) -> bool {
+    matches!(
+        b,
+        None | Some(b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' | b'{' | b'}' | b'[' | b']' | b'"')
+    )
+}
+
+impl<'a, B> Fast<'a, B>
+where
+    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+{
+    #[inline(always)]
+    fn next(&mut self) -> Result<usize, Bail> {
+        self.tokens.next().ok_or(Bail)
+    }
+
+    #[inline(always)]
+    fn is(&self, at: usize, byte: u8) -> bool {
+        self.buf.get(at) == Some(&byte)
+    }
+
+    /// The closing quote of the string opened at the previous token: the offset after it.
+    #[inline(always)]
+    fn close_string(&mut self) -> Result<usize, Bail> {
+        let close = self.next()?;
+        if !self.is(close, b'"') {
+            return Err(Bail);
+        }
+        Ok(close + 1)
+    }
+
+    /// A number or literal at `at`, which must use up its run of bytes.
+    #[inline(always)]
+    fn scalar(&mut self, at: usize) -> Result<usize, Bail> {
+        let end = match self.buf.get(at) {
+            Some(b't') => literal::scan(self.buf, at, b"true"),
+            Some(b'f') => literal::scan(self.buf, at, b"false"),
+            Some(b'n') => literal::scan(self.buf, at, b"null"),
+            _ => number::scan(self.buf, at).map(|(end, _)| end),
+        }
+        .map_err(|_| Bail)?;
+        if !ends_scalar(self.buf.get(end)) {
+            return Err(Bail);
+        }
+        Ok(end)
+    }
+
+    /// After `{` or `,` in an object: the key at token `at`, its colon, and the value's token.
+    #[inline(always)]
+    fn member(&mut self, at: usize) -> Result<usize, Bail> {
+        if !self.is(at, b'"') {
+            return Err(Bail);
+        }
+        self.close_string()?;
+        let colon = self.next()?;
+        if !self.is(colon, b':') {
+            return Err(Bail);
+        }
+        self.next()
+    }
+
+    /// The container at `open` (nested at `depth`), iteratively: the offset after its close.
+    /// Out of line: it is reached from every member kind of the envelope.
+    #[inline(never)]
+    fn container(&mut self, open: usize, depth: usize) -> Result<usize, Bail> {
+        let mut nest = Nesting::new();
+        let mut level = 0usize;
+        let mut i = open;
+        'value: loop {
+            let mut end = match self.buf.get(i) {
+                Some(&b @ (b'{' | b'[')) => {
+                    if depth + level > self.max_depth {
+                        return Err(Bail);
+                    }
+                    let object = b == b'{';
+                    nest.set(level, object);
+                    level += 1;
+                    let t = self.next()?;
+                    match self.buf.get(t) {
+                        Some(b'}') if object => {
+                            level -= 1;
+                            t + 1
+                        }
+                        Some(b']') if !object => {
+                            level -= 1;
+                            t + 1
+                        }
+                        _ if object => {
+                            i = self.member(t)?;
+                            continue 'value;
+                        }
+                        _ => {
+                            i = t;
+                            continue 'value;
+                        }
+                    }
+                }
+                Some(b'"') => self.close_string()?,
+                _ => self.scalar(i)?,
+            };
+            // After a value: `,` or the close of the innermost container.
+            loop {
+                if level == 0 {
+                    return Ok(end);
+                }
+                let t = self.next()?;
+                let object = nest.is_object(level - 1);
+                match self.buf.get(t) {
+                    Some(b',') => {
+                        let k = self.next()?;
+                        i = if object { self.member(k)? } else { k };
+                        continue 'value;
+                    }
+                    Some(b'}') if object => {}
+                    Some(b']') if !object => {}
+                    _ => return Err(Bail),
+                }
+                level -= 1;
+                end = t + 1;
+            }
+        }
+    }
+}
+
+impl<'a, B> Source<'a> for Fast<'a, B>
+where
+    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+{
+    type Error = Bail;
+
+    #[inline(always)]
+    fn buf(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    #[inline(always)]
+    fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    #[inline(always)]
+    fn too_deep(&self, _at: usize) -> Bail {
+        Bail
+    }
+
+    #[inline(always)]
+    fn enter(&mut self, _open: usize) -> Result<Result<usize, usize>, Bail> {
+        let t = self.next()?;
+        Ok(if self.is(t, b'}') { Err(t + 1) } else { Ok(t) })
+    }
+
+    #[inline(always)]
+    fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), Bail> {
+        if !self.is(at, b'"') {
+            return Err(Bail);
+        }
+        let (end, escaped) = self.string(at)?;
+        let colon = self.next()?;
+        if !self.is(colon, b':') {
+            return Err(Bail);
+        }
+        let raw = self.buf.get(at + 1..end - 1).unwrap_or_default();
+        Ok((raw, escaped, self.next()?))
+    }
+
+    #[inline(always)]
+    fn string(&mut self, at: usize) -> Result<(usize, bool), Bail> {
+        let end = self.close_string()?;
+        let content = self.buf.get(at + 1..end - 1).unwrap_or_default();
+        Ok((end, has_backslash(content)))
+    }
+
+    #[inline(always)]
+    fn number(&mut self, at: usize) -> Result<(usize, bool), Bail> {
+        let (end, integer) = number::scan(self.buf, at).map_err(|_| Bail)?;
+        if !ends_scalar(self.buf.get(end)) {
+            return Err(Bail);
+        }
+        Ok((end, integer))
+    }
+
+    #[inline(always)]
+    fn null(&mut self, at: usize) -> Result<usize, Bail> {
+        let end = literal::scan(self.buf, at, b"null").map_err(|_| Bail)?;
+        if !ends_scalar(self.buf.get(end)) {
+            return Err(Bail);
+        }
+        Ok(end)
+    }
+
+    #[inline(always)]
+    fn skip(&mut self, at: usize, depth: usize) -> Result<usize, Bail> {
+        match self.buf.get(at) {
+            Some(b'"') => self.close_string(),
+            Some(b'{' | b'[') => self.container(at, depth),
+            _ => self.scalar(at),
+        }
+    }
+
+    #[inline(always)]
+    fn next_member(&mut self, _end: usize) -> Result<(bool, usize), Bail> {
+        let t = self.next()?;
+        match self.buf.get(t) {
+            Some(b',') => Ok((true, self.next()?)),
+            Some(b'}') => Ok((false, t + 1)),
+            _ => Err(Bail),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::walk as exact_walk;
+    use crate::simd::{self, tests::levels};
+    use proptest::prelude::*;
+
+    /// The fast path at every level agrees with the exact path: when it answers, the exact
+    /// path accepts with the same facts; on valid JSON it always answers.
+    pub(crate) fn check(buf: &[u8], max_depth: usize) {
+        let exact = match crate::json::utf8::validate(buf) {
+            Ok(()) => exact_walk::<true>(buf, max_depth),
+            Err(bad) => Err(crate::json::JsonError::new(crate::Reason::InvalidUtf8, bad)),
+        };
+        for level in levels() {
+            match simd::strict_fast_at(level, buf, max_depth) {
+                Some(top) => assert_eq!(
+                    exact.as_ref().ok(),
+                    Some(&top),
+                    "{level:?} accepted {:?}",
+                    String::from_utf8_lossy(buf)
+                ),
+                None => assert!(
+                    exact.is_err(),
+                    "{level:?} gave up on valid {:?}",
+                    String::from_utf8_lossy(buf)
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn tables() {
+        for s in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1,2.5,-0,true,false,null,"x\"y"]}}"#[..],
+            br#" { "jsonrpc" : "2\u002e0" , "id" : "a\\b" , "result" : [ ] , "x" : { } } "#,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m","data":{"k":[]}}}"#,
+            br#"{"jsonrpc":"2.0","id":1e3,"error":{"code":1.5,"message":1,"code":2}}"#,
+            br#"{"\u006dethod":"m","jsonrpc":"2.0","method":"n"}"#,
+            br#"[1,{"a":"b"},[]]"#,
+            br#""just a string""#,
+            b"123",
+            b"  true ",
+            b"{}",
+            // Invalid: every one of these must go to the exact path.
+            b"",
+            b"   ",
+            b"{",
+            b"{\"a\":1,}",
+            b"{\"a\":1 \"b\":2}",
+            b"{\"a\" 1}",
+            b"[1,]",
+            b"[1 2]",
+            b"[01]",
+            b"[1x]",
+            b"[truex]",
+            b"[tru]",
+            b"{\"a\":1}x",
+            b"{\"a\":1} \"",
+            b"{\"a\":1}}",
+            b"\"a\x01\"",
+            b"\"\\x\"",
+            b"\"\\u12\"",
+            b"[\"a\"\"b\"]",
+            b"{\"a\":\"b\":1}",
+            b"{1:2}",
+            b"[\\\"]",
+            b"[}",
+            b"{]",
+            b"[,1]",
+            b"[:]",
+            b"-",
+            b"1.",
+            b"[1.e5]",
+            b"{\"a\":[1,{\"b\":}]}",
+            b"\"unterminated",
+            b"\"escape at end\\",
+            // Not UTF-8 (only checked when a byte is not ASCII), or not ASCII outside strings.
+            b"\"\xff\"",
+            b"{\"a\":\"\xed\xa0\x80\"}",
+            b"[\"\xc0\xaf\"]",
+            b"[\"\xe2\x82\"]",
+            b"[\xc3\xa9]",
+            b"{\"\xc3\xa9\":1}",
+        ] {
+            check(s, 1024);
+        }
+        let deep = [vec![b'['; 300], vec![b']'; 300]].concat();
+        check(&deep, 1024);
+        check(&deep, 200);
+        check(&deep, 300);
+        check(&deep, 299);
+        let mut long = br#"{"jsonrpc":"2.0","id":1,"result":""#.to_vec();
+        for k in 0..500 {
+            long.extend_from_slice(if k % 7 == 0 { b"\\u00e9" } else { b"ab\\n" });
+        }
+        long.extend_from_slice(b"\"}");
+        check(&long, 1024);
+    }
+
+    #[test]
+    fn every_split_of_generated_traffic() {
+        let corpus = rpcscan_oracle_free_corpus();
+        for line in corpus.split(|&b| b == b'\n') {
+            check(line, 1024);
+        }
+    }
+
+    /// A little traffic without the oracle crate (the library's unit tests do not depend on
+    /// it): the sample file that ships with the crate.
+    fn rpcscan_oracle_free_corpus() -> &'static [u8] {
+        include_bytes!("../../examples/mcp-traffic.ndjson")
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 6000, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn fast_path_agrees_on_token_soup(
+            body in proptest::collection::vec(
+                prop::sample::select(vec![
+                    &b"{"[..], b"}", b"[", b"]", b",", b":", b" ", b"\"", b"\"k\"", b"\"jsonrpc\"",
+                    b"\"2.0\"", b"\"id\"", b"\"method\"", b"\"result\"", b"\"error\"", b"\"code\"",
+                    b"\"message\"", b"\"params\"", b"1", b"-0", b"2.5e3", b"true", b"null", b"x",
+                    b"\\", b"\\u00e9", b"\\n", b"\t", b"\x01", b"\xc3\xa9", b"0", b".",
+                ]),
+                0..80,
+            ),
+            max in 1usize..6,
+        ) {
+            let buf: Vec<u8> = body.concat();
+            check(&buf, max);
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! Stage 1 of strict mode's fast path: the token stream of a whole message, 64 bytes at a
+//! time, with every string byte validated in bulk.
+//!
+//! Per block, a kernel level builds the raw masks ([`TokenMasks`]; [`EscapeMasks`] only for
+//! blocks that hold escapes). Everything after that is shared bit logic, the simdjson
+//! method: escaped characters from runs of backslashes, the in-string mask by prefix XOR of
+//! the unescaped quotes, then
+//!
+//! - **checks** on string contents: no control character, every escaped character one of
+//!   `"\/bfnrtu`, four hex digits after each `\u` (carried across blocks);
+//! - **tokens**: the structural characters `{}[],:` outside strings, every unescaped quote
+//!   (opening and closing), and the first byte of every run of other non-whitespace bytes
+//!   outside strings (a number, a literal, or garbage — stage 2 parses it exactly and checks
+//!   that the parse used the whole run).
+//!
+//! [`Cursor::next`] hands the tokens to stage 2 (`scan::fast`) one at a time, computing a
+//! block only when the previous one is used up; a block with a failed check stops the
+//! stream. Nothing is stored, so nothing is allocated. Blocks start at the message's first
+//! byte; the last partial block is copied into a space-padded buffer, so nothing is read
+//! past the slice.
+//!
+//! The fast path only ever says "valid, and here is the walk" or "don't know": any failed
+//! check, unexpected token or early end sends the message to the exact byte-by-byte path,
+//! which finds the first offending byte and its reason.
+
+// Without vector kernels only the tests drive the fast path.
+#![cfg_attr(
+    any(miri, rpcscan_disable_simd, not(target_arch = "x86_64")),
+    allow(dead_code)
+)]
+
+/// The raw masks of one 64-byte block (bit i = byte i).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct TokenMasks {
+    pub(crate) quote: u64,
+    pub(crate) backslash: u64,
+    /// Bytes below 0x20.
+    pub(crate) control: u64,
+    /// Space, tab, line feed, carriage return.
+    pub(crate) space: u64,
+    /// `{`, `}`, `[`, `]`, `,`, `:`.
+    pub(crate) op: u64,
+    /// Bytes with the high bit set (not ASCII).
+    pub(crate) high: u64,
+}
+
+/// The masks the escape checks need; built only for blocks with escapes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct EscapeMasks {
+    /// Bytes that may follow a backslash: `"`, `\`, `/`, `b`, `f`, `n`, `r`, `t`, `u`.
+    pub(crate) allowed: u64,
+    /// `u`.
+    pub(crate) unicode: u64,
+    /// `0-9`, `a-f`, `A-F`.
+    pub(crate) hex: u64,
+}
+
+/// What one block hands to the next.
+#[derive(Default)]
+pub(crate) struct Carry {
+    /// 1 when the previous block ended with an escaping backslash.
+    prev_escaped: u64,
+    /// All ones when the previous block ended inside a string.
+    in_string: u64,
+    /// 1 when the previous block ended with a scalar byte.
+    prev_scalar: u64,
+    /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
+    hex_carry: u64,
+    /// Some block had a byte that is not ASCII.
+    non_ascii: bool,
+}
+
+/// Characters escaped by a preceding backslash (odd-length runs), carrying across blocks.
+#[inline(always)]
+fn escaped(carry: &mut Carry, backslash: u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslash = backslash & !carry.prev_escaped;
+    let follows_escape = (backslash << 1) | carry.prev_escaped;
+    let odd_starts = backslash & !EVEN & !follows_escape;
+    let (even_sequences, overflow) = odd_starts.overflowing_add(backslash);
+    carry.prev_escaped = u64::from(overflow);
+    let invert = even_sequences << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// Checks one block: its tokens, or `None` when a check failed. Every level's block
+/// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`).
+#[inline(always)]
+pub(crate) fn block(
+    carry: &mut Carry,
+    chunk: &[u8; 64],
+    masks: impl Fn(&[u8; 64]) -> TokenMasks,
+    escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
+    prefix_xor: impl Fn(u64) -> u64,
+) -> Option<u64> {
+    let m = masks(chunk);
+    carry.non_ascii |= m.high != 0;
+    let escaped = escaped(carry, m.backslash);
+    let quotes = m.quote & !escaped;
+    let in_string = prefix_xor(quotes) ^ carry.in_string;
+    carry.in_string = ((in_string as i64) >> 63) as u64;
+    // String contents: inside, not the opening quote (the closing one is not inside).
+    let content = in_string & !quotes;
+    let mut bad = m.control & content;
+    if (m.backslash | escaped | carry.hex_carry) != 0 {
+        let e = escapes(chunk);
+        let escaped = escaped & content;
+        bad |= escaped & !e.allowed;
+        let u = u128::from(escaped & e.unicode);
+        let hex = (u << 1) | (u << 2) | (u << 3) | (u << 4);
+        bad |= (hex as u64 | carry.hex_carry) & !e.hex;
+        carry.hex_carry = (hex >> 64) as u64;
+    }
+    let op = m.op & !in_string;
+    // Outside strings, neither whitespace, structural nor a quote: numbers and literals.
+    let scalar = !in_string & !quotes & !m.space & !m.op;
+    let starts = scalar & !((scalar << 1) | carry.prev_scalar);
+    carry.prev_scalar = scalar >> 63;
+    (bad == 0).then_some(op | quotes | starts)
+}
+
+/// The token stream of one message (see the module docs). `B` is the level's block
+/// function (one call per 64 bytes; see [`block`]).
+pub(crate) struct Cursor<'a, B> {
+    buf: &'a [u8],
+    /// Offset of the current block.
+    base: usize,
+    /// Offset of the next block to compute.
+    next_base: usize,
+    /// Tokens of the current block not handed out yet.
+    bits: u64,
+    carry: Carry,
+    /// A block failed a check: the stream is over.
+    failed: bool,
+    block: B,
+}
+
+impl<'a, B> Cursor<'a, B>
+where
+    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+{
+    /// A cursor at the start of `buf`.
+    #[inline(always)]
+    pub(crate) fn new(buf: &'a [u8], block: B) -> Self {
+        Cursor {
+            buf,
+            base: 0,
+            next_base: 0,
+            bits: 0,
+            carry: Carry::default(),
+            failed: false,
+            block,
+        }
+    }
+
+    /// The offset of the next token; `None` at the end of the message or after a failed check.
+    #[inline(always)]
+    pub(crate) fn next(&mut self) -> Option<usize> {
+        while self.bits == 0 {
+            if !self.advance() {
+                return None;
+            }
+        }
+        let pos = self.base + self.bits.trailing_zeros() as usize;
+        self.bits &= self.bits - 1;
+        Some(pos)
+    }
+
+    /// After the last token stage 2 wanted: `true` when the rest of the message has no
+    /// token and every block passed its checks.
+    #[inline]
+    pub(crate) fn finish(&mut self) -> bool {
+        if self.bits != 0 {
+            return false;
+        }
+        while self.advance() {
+            if self.bits != 0 {
+                return false;
+            }
+        }
+        !self.failed
+    }
+
+    /// Whether any block computed so far had a byte that is not ASCII (after [`finish`]:
+    /// whether the message has one). Stage 1 does not check UTF-8.
+    ///
+    /// [`finish`]: Cursor::finish
+    #[inline(always)]
+    pub(crate) fn saw_non_ascii(&self) -> bool {
+        self.carry.non_ascii
+    }
+
+    /// Computes the next block. `false` at the end of the message or when a check failed.
+    /// Out of line: it runs once per 64 bytes, and `next` is inlined at many call sites.
+    #[inline(never)]
+    fn advance(&mut self) -> bool {
+        let base = self.next_base;
+        if base >= self.buf.len() || self.failed {
+            return false;
+        }
+        self.base = base;
+        self.next_base = base + 64;
+        let mut padded = [b' '; 64];
+        let chunk = match self
+            .buf
+            .get(base..base + 64)
+            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
+        {
+            Some(chunk) => chunk,
+            None => {
+                let rest = self.buf.get(base..).unwrap_or_default();
+                if let Some(head) = padded.get_mut(..rest.len()) {
+                    head.copy_from_slice(rest);
+                }
+                &padded
+            }
+        };
+        match (self.block)(&mut self.carry, chunk) {
+            Some(bits) => {
+                self.bits = bits;
+                true
+            }
+            None => {
+                self.failed = true;
+                false
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simd::scalar;
+    use proptest::prelude::*;
+
+    /// All tokens, or `None` when a check failed.
+    pub(crate) fn tokens_with(
+        buf: &[u8],
+        masks: impl Fn(&[u8; 64]) -> TokenMasks,
+        escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
+        prefix_xor: impl Fn(u64) -> u64,
+    ) -> Option<Vec<usize>> {
+        let mut c = Cursor::new(buf, |carry: &mut Carry, chunk: &[u8; 64]| {
+            block(carry, chunk, &masks, &escapes, &prefix_xor)
+        });
+        let mut v = Vec::new();
+        while let Some(t) = c.next() {
+            v.push(t);
+        }
+        (!c.failed).then_some(v)
+    }
+
+    fn tokens(buf: &[u8]) -> Option<Vec<usize>> {
+        tokens_with(
+            buf,
+            scalar::token_masks,
+            scalar::escape_masks,
+            scalar::prefix_xor,
+        )
+    }
+
+    /// The same stream, byte by byte, over the message padded with spaces to whole blocks
+    /// (checks that would need bytes past the padding are not made, as in the cursor).
+    pub(crate) fn naive(buf: &[u8]) -> Option<Vec<usize>> {
+        let mut padded = buf.to_vec();
+        padded.resize(buf.len().div_ceil(64) * 64, b' ');
+        let mut toks = Vec::new();
+        let (mut i, mut in_string, mut prev_scalar) = (0, false, false);
+        while let Some(&b) = padded.get(i) {
+            if in_string {
+                match b {
+                    b'"' => {
+                        toks.push(i);
+                        in_string = false;
+                    }
+                    b'\\' => {
+                        match padded.get(i + 1) {
+                            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') | None => {
+                            }
+                            Some(b'u') => {
+                                let digits = padded.get(i + 2..).unwrap_or_default();
+                                if !digits.iter().take(4).all(u8::is_ascii_hexdigit) {
+                                    return None;
+                                }
+                            }
+                            Some(_) => return None,
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    0..=0x1F => return None,
+                    _ => {}
+                }
+                i += 1;
+                continue;
+            }
+            let scalar = match b {
+                b'"' => {
+                    toks.push(i);
+                    in_string = true;
+                    false
+                }
+                b'{' | b'}' | b'[' | b']' | b',' | b':' => {
+                    toks.push(i);
+                    false
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => false,
+                _ => {
+                    if !prev_scalar {
+                        toks.push(i);
+                    }
+                    if b == b'\\' {
+                        // Outside a string a backslash still escapes the next byte: a quote
+                        // or backslash after it is an ordinary scalar byte.
+                        if let Some(b'"' | b'\\') = padded.get(i + 1) {
+                            i += 2;
+                            prev_scalar = true;
+                            continue;
+                        }
+                    }
+                    true
+                }
+            };
+            prev_scalar = scalar;
+            i += 1;
+        }
+        Some(toks)
+    }
+
+    #[test]
+    fn tokens_of_a_message() {
+        let s = br#"{"a" : [1, -2.5e3, true], "b\"": "x\\"}"#;
+        assert_eq!(
+            tokens(s),
+            Some(vec![
+                0, 1, 3, 5, 7, 8, 9, 11, 17, 19, 23, 24, 26, 30, 31, 33, 37, 38
+            ])
+        );
+        assert_eq!(tokens(s), naive(s));
+    }
+
+    #[test]
+    fn string_checks() {
+        for ok in [&br#""\u00e9\n\/""#[..], br#""\\\\""#, b"\"\xc3\xa9\""] {
+            assert!(tokens(ok).is_some(), "{}", String::from_utf8_lossy(ok));
+        }
+        for bad in [
+            &b"\"a\x01\""[..],
+            br#""\x""#,
+            br#""\u12g4""#,
+            br#""\u12"" "#,
+        ] {
+            assert!(tokens(bad).is_none(), "{}", String::from_utf8_lossy(bad));
+        }
+        // The same checks with the escape cut by a block boundary, at every offset.
+        for pad in 55..70 {
+            let mut s = vec![b'"'];
+            s.extend(std::iter::repeat_n(b'x', pad));
+            s.extend_from_slice(br#"\u12G4""#);
+            assert!(tokens(&s).is_none(), "{pad}");
+            let n = s.len();
+            s[n - 3] = b'3';
+            assert_eq!(tokens(&s), Some(vec![0, n - 1]), "{pad}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn cursor_matches_the_byte_walk(
+            body in proptest::collection::vec(
+                prop::sample::select(&b"{}[],: \t\n\"\"\\\\\\uuu0aFfG/bx-1.e\x01\x7f\xc3\xa9"[..]),
+                0..300,
+            ),
+        ) {
+            prop_assert_eq!(tokens(&body), naive(&body));
+        }
+    }
+}
