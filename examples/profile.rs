@@ -56,5 +56,9 @@ fn main() {
     }
     let secs = start.elapsed().as_secs_f64();
     let mb = (corpus.len() * rounds) as f64 / 1e6;
-    eprintln!("{counts:?} {:.0} MB/s", mb / secs);
+    eprintln!(
+        "{counts:?} {:.0} MB/s (kernel level {})",
+        mb / secs,
+        rpcscan::kernel_level()
+    );
 }

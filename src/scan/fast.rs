@@ -37,7 +37,7 @@ struct Fast<'a, B> {
 #[inline]
 pub(crate) fn walk<B>(buf: &[u8], max_depth: usize, block: B) -> Option<Top>
 where
-    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
     let mut s = Fast {
         buf,
@@ -85,7 +85,7 @@ fn ends_scalar(b: Option<&u8>) -> bool {
 
 impl<'a, B> Fast<'a, B>
 where
-    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
     #[inline(always)]
     fn next(&mut self) -> Result<usize, Bail> {
@@ -202,7 +202,7 @@ where
 
 impl<'a, B> Source<'a> for Fast<'a, B>
 where
-    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
     type Error = Bail;
 

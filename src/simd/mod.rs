@@ -155,19 +155,16 @@ pub(crate) fn strict_fast_at(
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
             unsafe { x86::strict_fast_avx2(buf, max_depth) }
         }
-        _ => crate::scan::fast::walk(
-            buf,
-            max_depth,
-            |carry: &mut tokens::Carry, chunk: &[u8; 64]| {
-                tokens::block(
-                    carry,
-                    chunk,
-                    scalar::token_masks,
-                    scalar::escape_masks,
-                    scalar::prefix_xor,
-                )
-            },
-        ),
+        _ => crate::scan::fast::walk(buf, max_depth, |carry: &mut tokens::Carry, bytes: &[u8]| {
+            let chunk = tokens::padded(bytes);
+            tokens::block(
+                carry,
+                &chunk,
+                scalar::token_masks,
+                scalar::escape_masks,
+                scalar::prefix_xor,
+            )
+        }),
     }
 }
 

@@ -84,13 +84,14 @@ fn escaped(carry: &mut Carry, backslash: u64) -> u64 {
 }
 
 /// Checks one block: its tokens, or `None` when a check failed. Every level's block
-/// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`).
+/// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`);
+/// `C` is what the kernels read (64 bytes, or a loaded vector register).
 #[inline(always)]
-pub(crate) fn block(
+pub(crate) fn block<C>(
     carry: &mut Carry,
-    chunk: &[u8; 64],
-    masks: impl Fn(&[u8; 64]) -> TokenMasks,
-    escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
+    chunk: &C,
+    masks: impl Fn(&C) -> TokenMasks,
+    escapes: impl Fn(&C) -> EscapeMasks,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Option<u64> {
     let m = masks(chunk);
@@ -119,8 +120,20 @@ pub(crate) fn block(
     (bad == 0).then_some(op | quotes | starts)
 }
 
+/// The message's last bytes (fewer than 64) padded with spaces, for the levels whose
+/// kernels read exactly 64 bytes.
+#[inline(always)]
+pub(crate) fn padded(rest: &[u8]) -> [u8; 64] {
+    let mut padded = [b' '; 64];
+    if let Some(head) = padded.get_mut(..rest.len()) {
+        head.copy_from_slice(rest);
+    }
+    padded
+}
+
 /// The token stream of one message (see the module docs). `B` is the level's block
-/// function (one call per 64 bytes; see [`block`]).
+/// function (one call per 64 bytes; see [`block`]): it is given the next 64 bytes, or the
+/// last 1 to 63, and reads them as if followed by spaces.
 pub(crate) struct Cursor<'a, B> {
     buf: &'a [u8],
     /// Offset of the current block.
@@ -137,7 +150,7 @@ pub(crate) struct Cursor<'a, B> {
 
 impl<'a, B> Cursor<'a, B>
 where
-    B: Fn(&mut Carry, &[u8; 64]) -> Option<u64>,
+    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
     /// A cursor at the start of `buf`.
     #[inline(always)]
@@ -200,21 +213,8 @@ where
         }
         self.base = base;
         self.next_base = base + 64;
-        let mut padded = [b' '; 64];
-        let chunk = match self
-            .buf
-            .get(base..base + 64)
-            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
-        {
-            Some(chunk) => chunk,
-            None => {
-                let rest = self.buf.get(base..).unwrap_or_default();
-                if let Some(head) = padded.get_mut(..rest.len()) {
-                    head.copy_from_slice(rest);
-                }
-                &padded
-            }
-        };
+        let end = self.buf.len().min(base + 64);
+        let chunk = self.buf.get(base..end).unwrap_or_default();
         match (self.block)(&mut self.carry, chunk) {
             Some(bits) => {
                 self.bits = bits;
@@ -241,8 +241,9 @@ mod tests {
         escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
         prefix_xor: impl Fn(u64) -> u64,
     ) -> Option<Vec<usize>> {
-        let mut c = Cursor::new(buf, |carry: &mut Carry, chunk: &[u8; 64]| {
-            block(carry, chunk, &masks, &escapes, &prefix_xor)
+        let mut c = Cursor::new(buf, |carry: &mut Carry, bytes: &[u8]| {
+            let chunk = padded(bytes);
+            block(carry, &chunk, &masks, &escapes, &prefix_xor)
         });
         let mut v = Vec::new();
         while let Some(t) = c.next() {

@@ -170,22 +170,24 @@ pub(super) fn skip_container_avx512(
     )
 }
 
-/// Splits 64 bytes into two AVX2 registers.
+/// The movemask of a 32-byte comparison result, as the low half of a 64-bit mask.
+///
+/// Written as inline assembly on purpose: with the intrinsic, LLVM merges the bit logic of
+/// several movemasks back into 64-lane boolean vectors and then rebuilds them byte by byte
+/// (hundreds of `vpinsrb`/`vpextrb` per block, 3× the instructions of the whole block).
 #[target_feature(enable = "avx2")]
-fn halves(chunk: &[u8; 64]) -> (__m256i, __m256i) {
-    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
+fn bits256(v: __m256i) -> u64 {
+    let bits: u32;
+    // SAFETY: `vpmovmskb` reads one register and writes one; no memory, no flags, no stack.
     unsafe {
-        (
-            _mm256_loadu_si256(chunk.as_ptr().cast()),
-            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
-        )
+        core::arch::asm!(
+            "vpmovmskb {bits:e}, {v}",
+            bits = lateout(reg) bits,
+            v = in(ymm_reg) v,
+            options(pure, nomem, nostack, preserves_flags),
+        );
     }
-}
-
-/// Joins the byte masks of two halves into one 64-bit mask.
-#[target_feature(enable = "avx2")]
-fn join(lo: __m256i, hi: __m256i) -> u64 {
-    u64::from(_mm256_movemask_epi8(lo) as u32) | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+    u64::from(bits)
 }
 
 #[target_feature(enable = "avx2")]
@@ -201,63 +203,81 @@ fn in_range256(v: __m256i, lo: u8, hi: u8) -> __m256i {
     _mm256_cmpeq_epi8(_mm256_min_epu8(shifted, top), shifted)
 }
 
+/// The token masks of the 32 bytes at `at` (0 or 32) of `chunk`, in the low 32 bits.
+#[target_feature(enable = "avx2")]
+fn token_half_avx2(chunk: &[u8; 64], at: usize) -> TokenMasks {
+    let Some(half) = chunk.get(at..at + 32) else {
+        return TokenMasks::default();
+    };
+    // SAFETY: `half` holds exactly the 32 bytes the unaligned load reads.
+    let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let space = _mm256_or_si256(
+        _mm256_or_si256(eq256(v, b' '), eq256(v, b'\t')),
+        _mm256_or_si256(eq256(v, b'\n'), eq256(v, b'\r')),
+    );
+    let op = _mm256_or_si256(
+        _mm256_or_si256(eq256(folded, b'{'), eq256(folded, b'}')),
+        _mm256_or_si256(eq256(v, b','), eq256(v, b':')),
+    );
+    TokenMasks {
+        quote: bits256(eq256(v, b'"')),
+        backslash: bits256(eq256(v, b'\\')),
+        control: bits256(in_range256(v, 0, 0x1F)),
+        space: bits256(space),
+        op: bits256(op),
+        high: bits256(v),
+    }
+}
+
 #[target_feature(enable = "avx2")]
 fn token_masks_avx2(chunk: &[u8; 64]) -> TokenMasks {
-    let one = |v: __m256i| {
-        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        let space = _mm256_or_si256(
-            _mm256_or_si256(eq256(v, b' '), eq256(v, b'\t')),
-            _mm256_or_si256(eq256(v, b'\n'), eq256(v, b'\r')),
-        );
-        let op = _mm256_or_si256(
-            _mm256_or_si256(eq256(folded, b'{'), eq256(folded, b'}')),
-            _mm256_or_si256(eq256(v, b','), eq256(v, b':')),
-        );
-        [
-            eq256(v, b'"'),
-            eq256(v, b'\\'),
-            in_range256(v, 0, 0x1F),
-            space,
-            op,
-            v,
-        ]
-    };
-    let (lo, hi) = halves(chunk);
-    let (lo, hi) = (one(lo), one(hi));
+    let (lo, hi) = (token_half_avx2(chunk, 0), token_half_avx2(chunk, 32));
     TokenMasks {
-        quote: join(lo[0], hi[0]),
-        backslash: join(lo[1], hi[1]),
-        control: join(lo[2], hi[2]),
-        space: join(lo[3], hi[3]),
-        op: join(lo[4], hi[4]),
-        high: join(lo[5], hi[5]),
+        quote: lo.quote | hi.quote << 32,
+        backslash: lo.backslash | hi.backslash << 32,
+        control: lo.control | hi.control << 32,
+        space: lo.space | hi.space << 32,
+        op: lo.op | hi.op << 32,
+        high: lo.high | hi.high << 32,
+    }
+}
+
+/// The escape masks of the 32 bytes at `at` (0 or 32) of `chunk`, in the low 32 bits.
+#[target_feature(enable = "avx2")]
+fn escape_half_avx2(chunk: &[u8; 64], at: usize) -> EscapeMasks {
+    let Some(half) = chunk.get(at..at + 32) else {
+        return EscapeMasks::default();
+    };
+    // SAFETY: `half` holds exactly the 32 bytes the unaligned load reads.
+    let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+    let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+    let unicode = eq256(v, b'u');
+    let allowed = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')),
+            _mm256_or_si256(eq256(v, b'/'), eq256(v, b'b')),
+        ),
+        _mm256_or_si256(
+            _mm256_or_si256(eq256(v, b'f'), eq256(v, b'n')),
+            _mm256_or_si256(_mm256_or_si256(eq256(v, b'r'), eq256(v, b't')), unicode),
+        ),
+    );
+    let hex = _mm256_or_si256(in_range256(v, b'0', b'9'), in_range256(folded, b'a', b'f'));
+    EscapeMasks {
+        allowed: bits256(allowed),
+        unicode: bits256(unicode),
+        hex: bits256(hex),
     }
 }
 
 #[target_feature(enable = "avx2")]
 fn escape_masks_avx2(chunk: &[u8; 64]) -> EscapeMasks {
-    let one = |v: __m256i| {
-        let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        let unicode = eq256(v, b'u');
-        let allowed = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')),
-                _mm256_or_si256(eq256(v, b'/'), eq256(v, b'b')),
-            ),
-            _mm256_or_si256(
-                _mm256_or_si256(eq256(v, b'f'), eq256(v, b'n')),
-                _mm256_or_si256(_mm256_or_si256(eq256(v, b'r'), eq256(v, b't')), unicode),
-            ),
-        );
-        let hex = _mm256_or_si256(in_range256(v, b'0', b'9'), in_range256(folded, b'a', b'f'));
-        [allowed, unicode, hex]
-    };
-    let (lo, hi) = halves(chunk);
-    let (lo, hi) = (one(lo), one(hi));
+    let (lo, hi) = (escape_half_avx2(chunk, 0), escape_half_avx2(chunk, 32));
     EscapeMasks {
-        allowed: join(lo[0], hi[0]),
-        unicode: join(lo[1], hi[1]),
-        hex: join(lo[2], hi[2]),
+        allowed: lo.allowed | hi.allowed << 32,
+        unicode: lo.unicode | hi.unicode << 32,
+        hex: lo.hex | hi.hex << 32,
     }
 }
 
@@ -273,15 +293,22 @@ fn in_range512(v: __m512i, lo: u8, hi: u8) -> u64 {
     _mm512_cmple_epu8_mask(shifted, _mm512_set1_epi8(hi.wrapping_sub(lo) as i8))
 }
 
+/// The bytes of one block (64, or the last 1 to 63 followed by spaces) in a register.
 #[target_feature(enable = "avx512bw,avx2")]
-fn load512(chunk: &[u8; 64]) -> __m512i {
-    // SAFETY: `chunk` is exactly the 64 bytes the unaligned load reads.
-    unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) }
+fn load512(bytes: &[u8]) -> __m512i {
+    if let Some(chunk) = bytes.get(..64) {
+        // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
+        return unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+    }
+    // Only the first `len` lanes are loaded; the rest are spaces. Masked-off lanes are not
+    // accessed (and cannot fault), so this never reads past the slice, and no copy is made.
+    let keep = (1u64 << bytes.len()) - 1;
+    // SAFETY: `bytes` holds the `bytes.len()` (< 64) bytes the mask selects.
+    unsafe { _mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), keep, bytes.as_ptr().cast()) }
 }
 
 #[target_feature(enable = "avx512bw,avx2")]
-fn token_masks_avx512(chunk: &[u8; 64]) -> TokenMasks {
-    let v = load512(chunk);
+fn token_masks_avx512(v: __m512i) -> TokenMasks {
     let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
     TokenMasks {
         quote: eq512(v, b'"'),
@@ -294,8 +321,7 @@ fn token_masks_avx512(chunk: &[u8; 64]) -> TokenMasks {
 }
 
 #[target_feature(enable = "avx512bw,avx2")]
-fn escape_masks_avx512(chunk: &[u8; 64]) -> EscapeMasks {
-    let v = load512(chunk);
+fn escape_masks_avx512(v: __m512i) -> EscapeMasks {
     let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
     let unicode = eq512(v, b'u');
     EscapeMasks {
@@ -315,10 +341,14 @@ fn escape_masks_avx512(chunk: &[u8; 64]) -> EscapeMasks {
 
 /// One block of the fast path's token stream with AVX2 kernels.
 #[target_feature(enable = "avx2,pclmulqdq")]
-fn block_avx2(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
+fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
+    let chunk = match <&[u8; 64]>::try_from(bytes) {
+        Ok(chunk) => *chunk,
+        Err(_) => tokens::padded(bytes),
+    };
     tokens::block(
         carry,
-        chunk,
+        &chunk,
         |c| token_masks_avx2(c),
         |c| escape_masks_avx2(c),
         |x| prefix_xor_clmul(x),
@@ -327,12 +357,13 @@ fn block_avx2(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
 
 /// One block of the fast path's token stream with AVX-512BW kernels.
 #[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
-fn block_avx512(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
+fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
+    let v = load512(bytes);
     tokens::block(
         carry,
-        chunk,
-        |c| token_masks_avx512(c),
-        |c| escape_masks_avx512(c),
+        &v,
+        |v| token_masks_avx512(*v),
+        |v| escape_masks_avx512(*v),
         |x| prefix_xor_clmul(x),
     )
 }
@@ -342,9 +373,9 @@ fn block_avx512(carry: &mut Carry, chunk: &[u8; 64]) -> Option<u64> {
 /// # Safety
 /// The CPU must support AVX2 and PCLMULQDQ.
 pub(super) unsafe fn strict_fast_avx2(buf: &[u8], max_depth: usize) -> Option<Top> {
-    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, chunk: &[u8; 64]| {
+    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, bytes: &[u8]| {
         // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
-        unsafe { block_avx2(carry, chunk) }
+        unsafe { block_avx2(carry, bytes) }
     })
 }
 
@@ -353,9 +384,9 @@ pub(super) unsafe fn strict_fast_avx2(buf: &[u8], max_depth: usize) -> Option<To
 /// # Safety
 /// The CPU must support AVX-512BW, AVX2 and PCLMULQDQ.
 pub(super) unsafe fn strict_fast_avx512(buf: &[u8], max_depth: usize) -> Option<Top> {
-    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, chunk: &[u8; 64]| {
+    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, bytes: &[u8]| {
         // SAFETY: the caller guarantees AVX-512BW, AVX2 and PCLMULQDQ.
-        unsafe { block_avx512(carry, chunk) }
+        unsafe { block_avx512(carry, bytes) }
     })
 }
 
@@ -363,6 +394,27 @@ pub(super) unsafe fn strict_fast_avx512(buf: &[u8], max_depth: usize) -> Option<
 mod tests {
     use super::super::scalar;
     use super::*;
+
+    #[test]
+    fn masked_tail_loads_equal_padded_blocks() {
+        if !has_avx512() {
+            return;
+        }
+        let bytes: Vec<u8> = (0..64u8)
+            .map(|k| b"{\"a\\u0f\x01\xc3 :,]"[usize::from(k) % 13])
+            .collect();
+        for len in 1..64 {
+            let tail = &bytes[..len];
+            // SAFETY: AVX-512BW is available (checked at the top of the test).
+            let (tokens, escapes) = unsafe {
+                let v = load512(tail);
+                (token_masks_avx512(v), escape_masks_avx512(v))
+            };
+            let padded = super::super::tokens::padded(tail);
+            assert_eq!(tokens, scalar::token_masks(&padded), "{len}");
+            assert_eq!(escapes, scalar::escape_masks(&padded), "{len}");
+        }
+    }
 
     #[test]
     fn vector_masks_equal_scalar_masks() {
@@ -392,8 +444,10 @@ mod tests {
             assert_eq!(escapes, scalar::escape_masks(&chunk));
             if has_avx512() {
                 // SAFETY: AVX-512BW is available.
-                let (tokens, escapes) =
-                    unsafe { (token_masks_avx512(&chunk), escape_masks_avx512(&chunk)) };
+                let (tokens, escapes) = unsafe {
+                    let v = load512(&chunk);
+                    (token_masks_avx512(v), escape_masks_avx512(v))
+                };
                 assert_eq!(tokens, scalar::token_masks(&chunk));
                 assert_eq!(escapes, scalar::escape_masks(&chunk));
             }
