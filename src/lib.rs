@@ -49,6 +49,11 @@
 //! * **Envelope mode** still checks numbers and literals that stand directly as member
 //!   values (they are short); only containers and strings it does not read are skipped
 //!   structurally.
+//! * **Verdicts never depend on the CPU.** Strict mode first tries a fast path (64-byte
+//!   blocks: a token stream with string contents, escapes and UTF-8 checked in bulk, then the
+//!   grammar walked over the tokens); it only ever accepts. Anything it doubts goes to the
+//!   exact byte-by-byte path, which alone decides reasons and offsets, so every kernel level
+//!   (`RPCSCAN_FORCE`, [`kernel_level`]) gives identical answers.
 //!
 //! ## Map of the crate
 //!

@@ -32,7 +32,8 @@ struct Fast<'a, B> {
 }
 
 /// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked here only
-/// when a byte is not ASCII (most messages are all ASCII: no validator call at all).
+/// over the blocks that have a byte that is not ASCII (most messages are all ASCII: no
+/// validator call at all).
 /// `block` is the kernel level's block function (`simd::tokens::block` with its kernels).
 #[inline]
 pub(crate) fn walk<B>(buf: &[u8], max_depth: usize, block: B) -> Option<Top>
@@ -59,8 +60,12 @@ where
     if !s.tokens.finish() {
         return None;
     }
-    if s.tokens.saw_non_ascii() && crate::json::utf8::validate(buf).is_err() {
-        return None;
+    let non_ascii = s.tokens.non_ascii();
+    if !non_ascii.is_empty() {
+        let part = buf.get(non_ascii).unwrap_or_default();
+        if crate::json::utf8::validate(part).is_err() {
+            return None;
+        }
     }
     Some(top)
 }
@@ -383,6 +388,32 @@ mod tests {
         }
         long.extend_from_slice(b"\"}");
         check(&long, 1024);
+    }
+
+    #[test]
+    fn utf8_is_checked_across_block_boundaries() {
+        let seqs: [&[u8]; 8] = [
+            "é".as_bytes(),
+            "😀".as_bytes(),
+            "日".as_bytes(),
+            b"\xc3",
+            b"\xe2\x82",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\x80",
+        ];
+        for pad in 0..140 {
+            for seq in seqs {
+                for tail in [&b""[..], b"x", b"xyz\xc3\xa9"] {
+                    let mut s = br#"{"jsonrpc":"2.0","id":1,"result":""#.to_vec();
+                    s.extend(std::iter::repeat_n(b'a', pad));
+                    s.extend_from_slice(seq);
+                    s.extend_from_slice(tail);
+                    s.extend_from_slice(b"\"}");
+                    check(&s, 1024);
+                }
+            }
+        }
     }
 
     #[test]

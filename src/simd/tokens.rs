@@ -66,7 +66,7 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
-    /// Some block had a byte that is not ASCII.
+    /// The last block had a byte that is not ASCII.
     non_ascii: bool,
 }
 
@@ -95,7 +95,7 @@ pub(crate) fn block<C>(
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Option<u64> {
     let m = masks(chunk);
-    carry.non_ascii |= m.high != 0;
+    carry.non_ascii = m.high != 0;
     let escaped = escaped(carry, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
@@ -145,6 +145,9 @@ pub(crate) struct Cursor<'a, B> {
     carry: Carry,
     /// A block failed a check: the stream is over.
     failed: bool,
+    /// The blocks that had bytes that are not ASCII: from the start of the first to the end
+    /// of the last (empty when there were none).
+    non_ascii: core::ops::Range<usize>,
     block: B,
 }
 
@@ -162,6 +165,7 @@ where
             bits: 0,
             carry: Carry::default(),
             failed: false,
+            non_ascii: 0..0,
             block,
         }
     }
@@ -194,13 +198,16 @@ where
         !self.failed
     }
 
-    /// Whether any block computed so far had a byte that is not ASCII (after [`finish`]:
-    /// whether the message has one). Stage 1 does not check UTF-8.
+    /// The part of the message UTF-8 validation must look at (after [`finish`]): from the
+    /// first block with a byte that is not ASCII to the end of the last such block. Both
+    /// ends are character boundaries: the block before the range is all ASCII, and a
+    /// character that crosses the range's last block boundary would put a non-ASCII byte
+    /// in the next block. Stage 1 itself does not check UTF-8.
     ///
     /// [`finish`]: Cursor::finish
     #[inline(always)]
-    pub(crate) fn saw_non_ascii(&self) -> bool {
-        self.carry.non_ascii
+    pub(crate) fn non_ascii(&self) -> core::ops::Range<usize> {
+        self.non_ascii.clone()
     }
 
     /// Computes the next block. `false` at the end of the message or when a check failed.
@@ -218,6 +225,12 @@ where
         match (self.block)(&mut self.carry, chunk) {
             Some(bits) => {
                 self.bits = bits;
+                if self.carry.non_ascii {
+                    if self.non_ascii.is_empty() {
+                        self.non_ascii.start = base;
+                    }
+                    self.non_ascii.end = end;
+                }
                 true
             }
             None => {
