@@ -19,7 +19,7 @@ use super::envelope::{self, Source};
 use super::Top;
 use crate::json::{literal, number};
 use crate::simd::blocks::Nesting;
-use crate::simd::tokens::{Carry, Cursor};
+use crate::simd::tokens::{Carry, Cursor, Pos};
 
 /// "Not on the fast path": the exact path decides.
 pub(crate) struct Bail;
@@ -102,14 +102,29 @@ where
         self.buf.get(at) == Some(&byte)
     }
 
+    /// The next token from a position held in a local (see `Cursor::next_at`).
+    #[inline(always)]
+    fn next_at(&mut self, pos: &mut Pos) -> Result<usize, Bail> {
+        self.tokens.next_at(pos).ok_or(Bail)
+    }
+
     /// The closing quote of the string opened at the previous token: the offset after it.
     #[inline(always)]
-    fn close_string(&mut self) -> Result<usize, Bail> {
-        let close = self.next()?;
+    fn close_string_at(&mut self, pos: &mut Pos) -> Result<usize, Bail> {
+        let close = self.next_at(pos)?;
         if !self.is(close, b'"') {
             return Err(Bail);
         }
         Ok(close + 1)
+    }
+
+    /// [`close_string_at`](Self::close_string_at) from the cursor's own position.
+    #[inline(always)]
+    fn close_string(&mut self) -> Result<usize, Bail> {
+        let mut pos = self.tokens.pos();
+        let end = self.close_string_at(&mut pos);
+        self.tokens.set_pos(pos);
+        end
     }
 
     /// A number or literal at `at`, which must use up its run of bytes.
@@ -130,22 +145,31 @@ where
 
     /// After `{` or `,` in an object: the key at token `at`, its colon, and the value's token.
     #[inline(always)]
-    fn member(&mut self, at: usize) -> Result<usize, Bail> {
+    fn member_at(&mut self, at: usize, pos: &mut Pos) -> Result<usize, Bail> {
         if !self.is(at, b'"') {
             return Err(Bail);
         }
-        self.close_string()?;
-        let colon = self.next()?;
+        self.close_string_at(pos)?;
+        let colon = self.next_at(pos)?;
         if !self.is(colon, b':') {
             return Err(Bail);
         }
-        self.next()
+        self.next_at(pos)
     }
 
     /// The container at `open` (nested at `depth`), iteratively: the offset after its close.
-    /// Out of line: it is reached from every member kind of the envelope.
+    /// Out of line: it is reached from every member kind of the envelope. Most tokens of a
+    /// message are read here, so the stream position is held in a local.
     #[inline(never)]
     fn container(&mut self, open: usize, depth: usize) -> Result<usize, Bail> {
+        let mut pos = self.tokens.pos();
+        let end = self.container_at(open, depth, &mut pos);
+        self.tokens.set_pos(pos);
+        end
+    }
+
+    #[inline(always)]
+    fn container_at(&mut self, open: usize, depth: usize, pos: &mut Pos) -> Result<usize, Bail> {
         let mut nest = Nesting::new();
         let mut level = 0usize;
         let mut i = open;
@@ -158,7 +182,7 @@ where
                     let object = b == b'{';
                     nest.set(level, object);
                     level += 1;
-                    let t = self.next()?;
+                    let t = self.next_at(pos)?;
                     match self.buf.get(t) {
                         Some(b'}') if object => {
                             level -= 1;
@@ -169,7 +193,7 @@ where
                             t + 1
                         }
                         _ if object => {
-                            i = self.member(t)?;
+                            i = self.member_at(t, pos)?;
                             continue 'value;
                         }
                         _ => {
@@ -178,7 +202,7 @@ where
                         }
                     }
                 }
-                Some(b'"') => self.close_string()?,
+                Some(b'"') => self.close_string_at(pos)?,
                 _ => self.scalar(i)?,
             };
             // After a value: `,` or the close of the innermost container.
@@ -186,12 +210,12 @@ where
                 if level == 0 {
                     return Ok(end);
                 }
-                let t = self.next()?;
+                let t = self.next_at(pos)?;
                 let object = nest.is_object(level - 1);
                 match self.buf.get(t) {
                     Some(b',') => {
-                        let k = self.next()?;
-                        i = if object { self.member(k)? } else { k };
+                        let k = self.next_at(pos)?;
+                        i = if object { self.member_at(k, pos)? } else { k };
                         continue 'value;
                     }
                     Some(b'}') if object => {}

@@ -131,17 +131,23 @@ pub(crate) fn padded(rest: &[u8]) -> [u8; 64] {
     padded
 }
 
+/// Where a token stream stands: the current block's offset and its tokens not handed out
+/// yet. Small and `Copy`, so a hot loop can keep it in registers ([`Cursor::next_at`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Pos {
+    base: usize,
+    bits: u64,
+}
+
 /// The token stream of one message (see the module docs). `B` is the level's block
 /// function (one call per 64 bytes; see [`block`]): it is given the next 64 bytes, or the
 /// last 1 to 63, and reads them as if followed by spaces.
 pub(crate) struct Cursor<'a, B> {
     buf: &'a [u8],
-    /// Offset of the current block.
-    base: usize,
+    /// The current block and its remaining tokens (for [`Cursor::next`]).
+    pos: Pos,
     /// Offset of the next block to compute.
     next_base: usize,
-    /// Tokens of the current block not handed out yet.
-    bits: u64,
     carry: Carry,
     /// A block failed a check: the stream is over.
     failed: bool,
@@ -160,9 +166,8 @@ where
     pub(crate) fn new(buf: &'a [u8], block: B) -> Self {
         Cursor {
             buf,
-            base: 0,
+            pos: Pos::default(),
             next_base: 0,
-            bits: 0,
             carry: Carry::default(),
             failed: false,
             non_ascii: 0..0,
@@ -173,25 +178,47 @@ where
     /// The offset of the next token; `None` at the end of the message or after a failed check.
     #[inline(always)]
     pub(crate) fn next(&mut self) -> Option<usize> {
-        while self.bits == 0 {
-            if !self.advance() {
-                return None;
-            }
+        let mut pos = self.pos;
+        let next = self.next_at(&mut pos);
+        self.pos = pos;
+        next
+    }
+
+    /// [`next`](Cursor::next) from a position the caller holds (taken with
+    /// [`pos`](Cursor::pos), given back with [`set_pos`](Cursor::set_pos)): in a loop that
+    /// reads many tokens the position then stays in registers instead of going through
+    /// memory on every token.
+    #[inline(always)]
+    pub(crate) fn next_at(&mut self, pos: &mut Pos) -> Option<usize> {
+        while pos.bits == 0 {
+            *pos = self.advance()?;
         }
-        let pos = self.base + self.bits.trailing_zeros() as usize;
-        self.bits &= self.bits - 1;
-        Some(pos)
+        let at = pos.base + pos.bits.trailing_zeros() as usize;
+        pos.bits &= pos.bits - 1;
+        Some(at)
+    }
+
+    /// The position [`next`](Cursor::next) reads from.
+    #[inline(always)]
+    pub(crate) fn pos(&self) -> Pos {
+        self.pos
+    }
+
+    /// Gives back a position taken with [`pos`](Cursor::pos).
+    #[inline(always)]
+    pub(crate) fn set_pos(&mut self, pos: Pos) {
+        self.pos = pos;
     }
 
     /// After the last token stage 2 wanted: `true` when the rest of the message has no
     /// token and every block passed its checks.
     #[inline]
     pub(crate) fn finish(&mut self) -> bool {
-        if self.bits != 0 {
+        if self.pos.bits != 0 {
             return false;
         }
-        while self.advance() {
-            if self.bits != 0 {
+        while let Some(pos) = self.advance() {
+            if pos.bits != 0 {
                 return false;
             }
         }
@@ -210,32 +237,31 @@ where
         self.non_ascii.clone()
     }
 
-    /// Computes the next block. `false` at the end of the message or when a check failed.
-    /// Out of line: it runs once per 64 bytes, and `next` is inlined at many call sites.
+    /// Computes the next block: its offset and tokens; `None` at the end of the message or
+    /// when a check failed. Out of line: it runs once per 64 bytes, and `next` is inlined
+    /// at many call sites.
     #[inline(never)]
-    fn advance(&mut self) -> bool {
+    fn advance(&mut self) -> Option<Pos> {
         let base = self.next_base;
         if base >= self.buf.len() || self.failed {
-            return false;
+            return None;
         }
-        self.base = base;
         self.next_base = base + 64;
         let end = self.buf.len().min(base + 64);
         let chunk = self.buf.get(base..end).unwrap_or_default();
         match (self.block)(&mut self.carry, chunk) {
             Some(bits) => {
-                self.bits = bits;
                 if self.carry.non_ascii {
                     if self.non_ascii.is_empty() {
                         self.non_ascii.start = base;
                     }
                     self.non_ascii.end = end;
                 }
-                true
+                Some(Pos { base, bits })
             }
             None => {
                 self.failed = true;
-                false
+                None
             }
         }
     }
