@@ -9,11 +9,6 @@
 //! then runs the exact path, which finds and reports the error. So this path never decides
 //! what an error is; it only has to be right about what is valid.
 
-// Without vector kernels only the tests drive the fast path.
-#![cfg_attr(
-    any(miri, rpcscan_disable_simd, not(target_arch = "x86_64")),
-    allow(dead_code)
-)]
 
 use super::envelope::{self, Source};
 use super::Top;

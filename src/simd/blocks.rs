@@ -160,6 +160,21 @@ pub(crate) fn walk(
     Err(JsonError::eof(buf.len()))
 }
 
+/// Characters escaped by a preceding backslash (odd-length runs; the simdjson method),
+/// carrying across blocks: `prev_escaped` is 1 when the previous block ended with an
+/// escaping backslash, and is updated for the next block.
+#[inline(always)]
+pub(crate) fn escaped(prev_escaped: &mut u64, backslash: u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let backslash = backslash & !*prev_escaped;
+    let follows_escape = (backslash << 1) | *prev_escaped;
+    let odd_starts = backslash & !EVEN & !follows_escape;
+    let (even_sequences, overflow) = odd_starts.overflowing_add(backslash);
+    *prev_escaped = u64::from(overflow);
+    let invert = even_sequences << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
 struct State {
     /// 1 when the previous block ended with an escaping backslash.
     prev_escaped: u64,
@@ -170,19 +185,6 @@ struct State {
 }
 
 impl State {
-    /// Characters escaped by a preceding backslash (odd-length runs), carrying across blocks.
-    #[inline(always)]
-    fn escaped(&mut self, backslash: u64) -> u64 {
-        const EVEN: u64 = 0x5555_5555_5555_5555;
-        let backslash = backslash & !self.prev_escaped;
-        let follows_escape = (backslash << 1) | self.prev_escaped;
-        let odd_starts = backslash & !EVEN & !follows_escape;
-        let (even_sequences, overflow) = odd_starts.overflowing_add(backslash);
-        self.prev_escaped = u64::from(overflow);
-        let invert = even_sequences << 1;
-        (EVEN ^ invert) & follows_escape
-    }
-
     #[inline(always)]
     fn block(
         &mut self,
@@ -192,7 +194,7 @@ impl State {
         max_depth: usize,
         prefix_xor: &impl Fn(u64) -> u64,
     ) -> Result<Option<usize>, JsonError> {
-        let escaped = self.escaped(m.backslash);
+        let escaped = escaped(&mut self.prev_escaped, m.backslash);
         let quotes = m.quote & !escaped;
         let in_string = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((in_string as i64) >> 63) as u64;

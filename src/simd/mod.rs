@@ -116,29 +116,19 @@ pub(crate) fn scan_string_at(
     }
 }
 
-/// Strict mode's fast path (`scan::fast`): `Some` when the message is valid JSON (UTF-8
-/// already checked), with the walk's result; `None` means "use the exact path". The scalar
-/// level always answers `None`: its byte-at-a-time masks would be slower than the exact path.
+/// Strict mode's fast path (`scan::fast`): `Some` when the message is valid JSON, with the
+/// walk's result; `None` means "use the exact path". At the scalar level the exact path
+/// goes first: byte-at-a-time token masks would be slower than it.
 #[inline]
 pub(crate) fn strict_fast(buf: &[u8], max_depth: usize) -> Option<crate::scan::Top> {
     match level() {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked above; cached).
-            unsafe { x86::strict_fast_avx512(buf, max_depth) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked above; cached).
-            unsafe { x86::strict_fast_avx2(buf, max_depth) }
-        }
-        _ => None,
+        Level::Scalar => None,
+        level => strict_fast_at(level, buf, max_depth),
     }
 }
 
 /// [`strict_fast`] at a given level; the scalar level runs the fast path with the scalar
 /// twins of the kernels (tests compare every level with the exact path).
-#[cfg(test)]
 pub(crate) fn strict_fast_at(
     level: Level,
     buf: &[u8],

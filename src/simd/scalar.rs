@@ -93,8 +93,7 @@ pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
 }
 
 /// The token masks of one 64-byte block, a byte at a time (the reference for the vector
-/// kernels; the scalar level does not use the fast path).
-#[cfg_attr(not(test), allow(dead_code))]
+/// kernels; the scalar level only uses the fast path in tests).
 pub(crate) fn token_masks(chunk: &[u8; 64]) -> TokenMasks {
     let mut m = TokenMasks::default();
     for (i, &b) in chunk.iter().enumerate() {
@@ -114,7 +113,6 @@ pub(crate) fn token_masks(chunk: &[u8; 64]) -> TokenMasks {
 }
 
 /// The escape masks of one 64-byte block, a byte at a time.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn escape_masks(chunk: &[u8; 64]) -> EscapeMasks {
     let mut m = EscapeMasks::default();
     for (i, &b) in chunk.iter().enumerate() {

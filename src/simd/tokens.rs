@@ -23,11 +23,6 @@
 //! check, unexpected token or early end sends the message to the exact byte-by-byte path,
 //! which finds the first offending byte and its reason.
 
-// Without vector kernels only the tests drive the fast path.
-#![cfg_attr(
-    any(miri, rpcscan_disable_simd, not(target_arch = "x86_64")),
-    allow(dead_code)
-)]
 
 /// The raw masks of one 64-byte block (bit i = byte i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,19 +65,6 @@ pub(crate) struct Carry {
     non_ascii: bool,
 }
 
-/// Characters escaped by a preceding backslash (odd-length runs), carrying across blocks.
-#[inline(always)]
-fn escaped(carry: &mut Carry, backslash: u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let backslash = backslash & !carry.prev_escaped;
-    let follows_escape = (backslash << 1) | carry.prev_escaped;
-    let odd_starts = backslash & !EVEN & !follows_escape;
-    let (even_sequences, overflow) = odd_starts.overflowing_add(backslash);
-    carry.prev_escaped = u64::from(overflow);
-    let invert = even_sequences << 1;
-    (EVEN ^ invert) & follows_escape
-}
-
 /// Checks one block: its tokens, or `None` when a check failed. Every level's block
 /// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`);
 /// `C` is what the kernels read (64 bytes, or a loaded vector register).
@@ -96,7 +78,7 @@ pub(crate) fn block<C>(
 ) -> Option<u64> {
     let m = masks(chunk);
     carry.non_ascii = m.high != 0;
-    let escaped = escaped(carry, m.backslash);
+    let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
