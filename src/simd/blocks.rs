@@ -115,7 +115,7 @@ pub(crate) fn skip_container_at(
         open,
         depth,
         max_depth,
-        super::scalar::block_masks,
+        |bytes: &[u8]| super::scalar::block_masks(&super::tokens::padded(bytes)),
         super::scalar::prefix_xor,
     )
 }
@@ -127,7 +127,7 @@ pub(crate) fn walk(
     open: usize,
     depth: usize,
     max_depth: usize,
-    masks: impl Fn(&[u8; 64]) -> Masks,
+    masks: impl Fn(&[u8]) -> Masks,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Result<usize, JsonError> {
     let mut state = State {
@@ -138,20 +138,10 @@ pub(crate) fn walk(
     };
     let mut base = open;
     while base < buf.len() {
-        let m = match buf
-            .get(base..base + 64)
-            .and_then(|c| <&[u8; 64]>::try_from(c).ok())
-        {
-            Some(chunk) => masks(chunk),
-            None => {
-                let rest = buf.get(base..).unwrap_or_default();
-                let mut padded = [b' '; 64];
-                if let Some(head) = padded.get_mut(..rest.len()) {
-                    head.copy_from_slice(rest);
-                }
-                masks(&padded)
-            }
-        };
+        // The next 64 bytes, or the last 1 to 63: the level's kernel reads them as if
+        // followed by spaces (a masked load, or a padded copy).
+        let chunk = buf.get(base..buf.len().min(base + 64)).unwrap_or_default();
+        let m = masks(chunk);
         if let Some(end) = state.block(base, m, depth, max_depth, &prefix_xor)? {
             return Ok(end);
         }

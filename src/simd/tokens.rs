@@ -23,7 +23,6 @@
 //! check, unexpected token or early end sends the message to the exact byte-by-byte path,
 //! which finds the first offending byte and its reason.
 
-
 /// The raw masks of one 64-byte block (bit i = byte i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct TokenMasks {
@@ -388,7 +387,8 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+        // Miri runs every test of this module, with fewer cases.
+        #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 12 } else { 4000 }, failure_persistence: None, ..ProptestConfig::default() })]
         #[test]
         fn cursor_matches_the_byte_walk(
             body in proptest::collection::vec(

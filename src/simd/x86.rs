@@ -123,9 +123,7 @@ fn masks_avx2(chunk: &[u8; 64]) -> Masks {
 }
 
 #[target_feature(enable = "avx512bw,avx2")]
-fn masks_avx512(chunk: &[u8; 64]) -> Masks {
-    // SAFETY: `chunk` is exactly the 64 bytes the unaligned load reads.
-    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+fn masks_avx512(v: __m512i) -> Masks {
     let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
     Masks {
         quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
@@ -148,7 +146,10 @@ pub(super) fn skip_container_avx2(
         open,
         depth,
         max_depth,
-        |c| masks_avx2(c),
+        |bytes| match <&[u8; 64]>::try_from(bytes) {
+            Ok(chunk) => masks_avx2(chunk),
+            Err(_) => masks_avx2(&tokens::padded(bytes)),
+        },
         |x| prefix_xor_clmul(x),
     )
 }
@@ -165,7 +166,7 @@ pub(super) fn skip_container_avx512(
         open,
         depth,
         max_depth,
-        |c| masks_avx512(c),
+        |bytes| masks_avx512(load512(bytes)),
         |x| prefix_xor_clmul(x),
     )
 }
@@ -411,6 +412,9 @@ mod tests {
                 (token_masks_avx512(v), escape_masks_avx512(v))
             };
             let padded = super::super::tokens::padded(tail);
+            // SAFETY: as above.
+            let skipper = unsafe { masks_avx512(load512(tail)) };
+            assert_eq!(skipper, scalar::block_masks(&padded), "{len}");
             assert_eq!(tokens, scalar::token_masks(&padded), "{len}");
             assert_eq!(escapes, scalar::escape_masks(&padded), "{len}");
         }
@@ -435,7 +439,7 @@ mod tests {
             assert_eq!(unsafe { masks_avx2(&chunk) }, want);
             if has_avx512() {
                 // SAFETY: AVX-512BW is available.
-                assert_eq!(unsafe { masks_avx512(&chunk) }, want);
+                assert_eq!(unsafe { masks_avx512(load512(&chunk)) }, want);
             }
             // SAFETY: AVX2 is available (checked at the top of the test).
             let (tokens, escapes) =
