@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo build --release --example profile
-//! perf record -g target/release/examples/profile small strict 200
+//! perf record -g target/release/examples/profile small strict 200   # [SEED], default 1
 //! # modes: strict envelope serde_value serde_raw simd_json sonic, and on the valid-JSON
 //! # subset only: sonic_unchecked envelope_valid_json
 //! ```
@@ -38,7 +38,8 @@ fn main() {
         }
     };
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
-    let corpus = generate(mix, 4 << 20, 1);
+    let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let corpus = generate(mix, 4 << 20, seed);
     let mut lines: Vec<&[u8]> = corpus
         .split(|&b| b == b'\n')
         .filter(|l| !l.is_empty())
