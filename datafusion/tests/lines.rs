@@ -9,9 +9,17 @@ use datafusion::prelude::{SessionConfig, SessionContext};
 use rpcscan_datafusion::LinesTable;
 
 fn context(target_partitions: usize) -> SessionContext {
+    // Work stealing (DataFusion's default) lets an idle partition read its siblings' byte
+    // ranges at run time; on the test's single-threaded runtime one partition then sometimes
+    // reads them all. Off, every partition reads exactly the ranges it was planned with,
+    // which is what `one_large_file_is_scanned_in_parallel_ranges` checks.
     let config = SessionConfig::new()
         .with_target_partitions(target_partitions)
-        .set_usize("datafusion.optimizer.repartition_file_min_size", 1);
+        .set_usize("datafusion.optimizer.repartition_file_min_size", 1)
+        .set_bool(
+            "datafusion.execution.enable_file_stream_work_stealing",
+            false,
+        );
     let ctx = SessionContext::new_with_config(config);
     rpcscan_datafusion::register(&ctx).unwrap();
     ctx
