@@ -105,13 +105,7 @@ fn masks_avx2(chunk: &[u8; 64]) -> Masks {
             _mm256_movemask_epi8(_mm256_slli_epi16(v, 2)) as u32 as u64,
         ]
     };
-    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
-    let (lo, hi) = unsafe {
-        (
-            _mm256_loadu_si256(chunk.as_ptr().cast()),
-            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
-        )
-    };
+    let (lo, hi) = halves256(chunk);
     let (lo, hi) = (half(lo), half(hi));
     Masks {
         quote: lo[0] | hi[0] << 32,
@@ -204,14 +198,21 @@ fn in_range256(v: __m256i, lo: u8, hi: u8) -> __m256i {
     _mm256_cmpeq_epi8(_mm256_min_epu8(shifted, top), shifted)
 }
 
-/// The token masks of the 32 bytes at `at` (0 or 32) of `chunk`, in the low 32 bits.
+/// The two 32-byte halves of a block in registers.
 #[target_feature(enable = "avx2")]
-fn token_half_avx2(chunk: &[u8; 64], at: usize) -> TokenMasks {
-    let Some(half) = chunk.get(at..at + 32) else {
-        return TokenMasks::default();
-    };
-    // SAFETY: `half` holds exactly the 32 bytes the unaligned load reads.
-    let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+fn halves256(chunk: &[u8; 64]) -> (__m256i, __m256i) {
+    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
+    unsafe {
+        (
+            _mm256_loadu_si256(chunk.as_ptr().cast()),
+            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
+        )
+    }
+}
+
+/// The token masks of 32 bytes, in the low 32 bits.
+#[target_feature(enable = "avx2")]
+fn token_half_avx2(v: __m256i) -> TokenMasks {
     let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
     let space = _mm256_or_si256(
         _mm256_or_si256(eq256(v, b' '), eq256(v, b'\t')),
@@ -233,7 +234,8 @@ fn token_half_avx2(chunk: &[u8; 64], at: usize) -> TokenMasks {
 
 #[target_feature(enable = "avx2")]
 fn token_masks_avx2(chunk: &[u8; 64]) -> TokenMasks {
-    let (lo, hi) = (token_half_avx2(chunk, 0), token_half_avx2(chunk, 32));
+    let (lo, hi) = halves256(chunk);
+    let (lo, hi) = (token_half_avx2(lo), token_half_avx2(hi));
     TokenMasks {
         quote: lo.quote | hi.quote << 32,
         backslash: lo.backslash | hi.backslash << 32,
@@ -244,14 +246,9 @@ fn token_masks_avx2(chunk: &[u8; 64]) -> TokenMasks {
     }
 }
 
-/// The escape masks of the 32 bytes at `at` (0 or 32) of `chunk`, in the low 32 bits.
+/// The escape masks of 32 bytes, in the low 32 bits.
 #[target_feature(enable = "avx2")]
-fn escape_half_avx2(chunk: &[u8; 64], at: usize) -> EscapeMasks {
-    let Some(half) = chunk.get(at..at + 32) else {
-        return EscapeMasks::default();
-    };
-    // SAFETY: `half` holds exactly the 32 bytes the unaligned load reads.
-    let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast()) };
+fn escape_half_avx2(v: __m256i) -> EscapeMasks {
     let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
     let unicode = eq256(v, b'u');
     let allowed = _mm256_or_si256(
@@ -274,7 +271,8 @@ fn escape_half_avx2(chunk: &[u8; 64], at: usize) -> EscapeMasks {
 
 #[target_feature(enable = "avx2")]
 fn escape_masks_avx2(chunk: &[u8; 64]) -> EscapeMasks {
-    let (lo, hi) = (escape_half_avx2(chunk, 0), escape_half_avx2(chunk, 32));
+    let (lo, hi) = halves256(chunk);
+    let (lo, hi) = (escape_half_avx2(lo), escape_half_avx2(hi));
     EscapeMasks {
         allowed: lo.allowed | hi.allowed << 32,
         unicode: lo.unicode | hi.unicode << 32,
