@@ -12,8 +12,13 @@ use crate::simd;
 #[inline(always)]
 pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
     let start = open + 1;
-    // Short strings (keys, ids, versions) end in the first 8 bytes: no kernel call.
-    if let Some(hit) = simd::string_special_in_word(buf, start) {
+    // Short strings (keys, ids, versions, most methods) end in the first 16 bytes: no
+    // kernel call.
+    let hit = match simd::string_special_in_word(buf, start) {
+        None => simd::string_special_in_word(buf, start + 8),
+        hit => hit,
+    };
+    if let Some(hit) = hit {
         if buf.get(hit) == Some(&b'"') {
             return Ok((hit + 1, false));
         }

@@ -13,8 +13,8 @@ use crate::message::{Fields, Span};
 use crate::text::Str;
 
 /// The envelope keys, as bits of [`Facts::seen`].
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Key {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Key {
     Jsonrpc = 1,
     Id = 2,
     Method = 4,
@@ -37,6 +37,57 @@ impl Key {
             _ => Key::Other,
         }
     }
+}
+
+/// The 8 bytes of `name` followed by its closing quote (zeros after), as a little-endian word.
+const fn word(name: &[u8]) -> (u64, u64) {
+    let mut bytes = [0u8; 8];
+    let mut k = 0;
+    while k < name.len() {
+        bytes[k] = name[k];
+        k += 1;
+    }
+    bytes[name.len()] = b'"';
+    let mask = if name.len() + 1 == 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * (name.len() + 1))) - 1
+    };
+    (u64::from_le_bytes(bytes), mask)
+}
+
+/// The envelope keys as (word, mask, key, bytes up to and including the closing quote).
+const KNOWN: [(u64, u64, Key, usize); 6] = {
+    const fn entry(name: &[u8], key: Key) -> (u64, u64, Key, usize) {
+        let (w, m) = word(name);
+        (w, m, key, name.len() + 1)
+    }
+    [
+        entry(b"jsonrpc", Key::Jsonrpc),
+        entry(b"id", Key::Id),
+        entry(b"method", Key::Method),
+        entry(b"params", Key::Params),
+        entry(b"result", Key::Result),
+        entry(b"error", Key::Error),
+    ]
+};
+
+/// The key whose opening quote is at `at`, when it is one of the six envelope names
+/// written plainly (no escapes): the key and the offset after its closing quote. One
+/// 8-byte load and a few compares instead of a string scan and a name match; `None`
+/// (anything else, or fewer than 8 bytes left) means "read it the long way", which gives
+/// the same answer.
+#[inline(always)]
+pub(crate) fn known_key(buf: &[u8], at: usize) -> Option<(Key, usize)> {
+    let bytes: [u8; 8] = buf.get(at + 1..at + 9)?.try_into().ok()?;
+    if buf.get(at) != Some(&b'"') {
+        return None;
+    }
+    let w = u64::from_le_bytes(bytes);
+    KNOWN
+        .iter()
+        .find(|&&(word, mask, _, _)| w & mask == word)
+        .map(|&(_, _, key, len)| (key, at + 1 + len))
 }
 
 /// Members of the error object that matter.
@@ -113,8 +164,14 @@ fn checked_string<const STRICT: bool>(buf: &[u8], open: usize) -> Result<(usize,
     let (end, escaped) = string::scan_strict(buf, open)?;
     if !STRICT {
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
-        // Keys and ids are short and nearly always ASCII: skip the validator call then.
-        if content.is_ascii() {
+        // Keys and ids are short and nearly always ASCII: skip the validator call then
+        // (and for short ones, the out-of-line `is_ascii` call too).
+        let ascii = if content.len() <= 16 {
+            content.iter().fold(0u8, |any, &b| any | b) < 0x80
+        } else {
+            content.is_ascii()
+        };
+        if ascii {
             return Ok((end, escaped));
         }
         if let Err(bad) = utf8::validate(content) {
@@ -169,9 +226,15 @@ pub(crate) trait Source<'a> {
     fn enter(&mut self, open: usize) -> Result<Result<usize, usize>, Self::Error>;
     /// The key at `at`: its raw bytes, whether it has escapes, and the offset of its value.
     fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), Self::Error>;
+    /// The key at `at` when [`known_key`] recognises it: the key and the offset of its
+    /// value; `Ok(None)` sends the walk to [`key`](Source::key).
+    fn known_key(&mut self, at: usize) -> Result<Option<(Key, usize)>, Self::Error>;
     /// A string the walk reads (its quote at `at`): the offset after it, and whether it has
     /// escapes.
     fn string(&mut self, at: usize) -> Result<(usize, bool), Self::Error>;
+    /// The string the caller has seen ends at `end` (after its closing quote) and has
+    /// printable ASCII contents without a backslash: move past it; returns `end`.
+    fn plain_string(&mut self, end: usize) -> Result<usize, Self::Error>;
     /// A number at `at`: the offset after it, and whether it is an integer literal.
     fn number(&mut self, at: usize) -> Result<(usize, bool), Self::Error>;
     /// `null` at `at`: the offset after it.
@@ -223,8 +286,25 @@ impl<'a, const STRICT: bool> Source<'a> for Exact<'a, STRICT> {
     }
 
     #[inline(always)]
+    fn known_key(&mut self, at: usize) -> Result<Option<(Key, usize)>, JsonError> {
+        let Some((key, end)) = known_key(self.buf, at) else {
+            return Ok(None);
+        };
+        let colon = ws(self.buf, end);
+        if self.buf.get(colon) != Some(&b':') {
+            return Err(JsonError::unexpected(self.buf, colon));
+        }
+        Ok(Some((key, ws(self.buf, colon + 1))))
+    }
+
+    #[inline(always)]
     fn string(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
         checked_string::<STRICT>(self.buf, at)
+    }
+
+    #[inline(always)]
+    fn plain_string(&mut self, end: usize) -> Result<usize, JsonError> {
+        Ok(end)
     }
 
     #[inline(always)]
@@ -265,8 +345,13 @@ pub(crate) fn object<'a, S: Source<'a>>(
         Err(end) => return Ok((f, end)),
     };
     loop {
-        let (raw, escaped, v) = s.key(i)?;
-        let key = with_key(raw, escaped, Key::from_name);
+        let (key, v) = match s.known_key(i)? {
+            Some(known) => known,
+            None => {
+                let (raw, escaped, v) = s.key(i)?;
+                (with_key(raw, escaped, Key::from_name), v)
+            }
+        };
         if key != Key::Other {
             let bit = key as u8;
             f.duplicate |= f.seen & bit != 0;
@@ -324,6 +409,10 @@ pub(crate) fn object<'a, S: Source<'a>>(
 #[inline(always)]
 fn version<'a, S: Source<'a>>(s: &mut S, v: usize) -> Result<(usize, bool), S::Error> {
     let buf = s.buf();
+    // Nearly always written plainly: no string scan, no unescaping.
+    if let Some(b"\"2.0\"") = buf.get(v..v + 5) {
+        return Ok((s.plain_string(v + 5)?, true));
+    }
     if buf.get(v) != Some(&b'"') {
         return Ok((s.skip(v, 2)?, false));
     }
@@ -481,6 +570,68 @@ pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
             }
             fields.kind = Kind::Error;
             Ok(fields)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 8-byte key shortcut answers only when the long way (string scan, then name
+    /// match) gives the same key and end, and it does answer for the six names written
+    /// plainly with 8 bytes to read.
+    #[test]
+    fn known_keys_agree_with_the_long_way() {
+        let names: [&[u8]; 22] = [
+            b"jsonrpc",
+            b"id",
+            b"method",
+            b"params",
+            b"result",
+            b"error",
+            b"i",
+            b"",
+            b"idx",
+            b"ids",
+            b"Id",
+            b"jsonrpcx",
+            b"jsonrp",
+            b"methods",
+            b"param",
+            b"results",
+            b"errors",
+            b"\\u0069d",
+            b"i\\\"",
+            b"id\\",
+            b"m\x01",
+            b"r\xc3\xa9",
+        ];
+        for name in names {
+            for tail in [&b":1}"[..], b" : 1 , \"x\":2}", b"", b":", b"::::::::::"] {
+                let mut buf = b"\"".to_vec();
+                buf.extend_from_slice(name);
+                buf.push(b'"');
+                buf.extend_from_slice(tail);
+                let long = string::scan_strict(&buf, 0).ok().map(|(end, escaped)| {
+                    let raw = &buf[1..end - 1];
+                    (with_key(raw, escaped, Key::from_name), end, escaped)
+                });
+                match known_key(&buf, 0) {
+                    Some((key, end)) => {
+                        assert_eq!(long, Some((key, end, false)), "{buf:?}");
+                        assert!(key != Key::Other);
+                    }
+                    None => {
+                        let plain = ["jsonrpc", "id", "method", "params", "result", "error"]
+                            .iter()
+                            .any(|n| n.as_bytes() == name);
+                        assert!(!plain || buf.len() < 9, "{buf:?}");
+                    }
+                }
+                // Not at a quote: never.
+                assert_eq!(known_key(&buf, 1), None);
+            }
         }
     }
 }

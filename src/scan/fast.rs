@@ -251,6 +251,23 @@ where
     }
 
     #[inline(always)]
+    fn known_key(&mut self, at: usize) -> Result<Option<(envelope::Key, usize)>, Bail> {
+        let Some((key, end)) = envelope::known_key(self.buf, at) else {
+            return Ok(None);
+        };
+        // The closing quote is the next token (nothing inside the key is one), then `:`.
+        let mut pos = self.tokens.pos();
+        let close = self.next_at(&mut pos)?;
+        let colon = self.next_at(&mut pos)?;
+        if close + 1 != end || !self.is(colon, b':') {
+            return Err(Bail);
+        }
+        let value = self.next_at(&mut pos)?;
+        self.tokens.set_pos(pos);
+        Ok(Some((key, value)))
+    }
+
+    #[inline(always)]
     fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), Bail> {
         if !self.is(at, b'"') {
             return Err(Bail);
@@ -269,6 +286,15 @@ where
         let end = self.close_string()?;
         let content = self.buf.get(at + 1..end - 1).unwrap_or_default();
         Ok((end, has_backslash(content)))
+    }
+
+    #[inline(always)]
+    fn plain_string(&mut self, end: usize) -> Result<usize, Bail> {
+        // Nothing inside the string is a token: the next one is its closing quote.
+        if self.close_string()? != end {
+            return Err(Bail);
+        }
+        Ok(end)
     }
 
     #[inline(always)]
