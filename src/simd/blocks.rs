@@ -281,6 +281,17 @@ mod tests {
         let deep = [vec![b'['; 300], vec![b']'; 300]].concat();
         check(&deep, 1024);
         check(&deep, 200);
+        // Wrong closes and depth limits on both sides of 64 open containers.
+        for n in [62usize, 63, 64, 65, 66, 130] {
+            for close in [&b"}"[..], b"]}", b"{]", b"{}]", b"[}"] {
+                let mut s = vec![b'['; n];
+                s.extend_from_slice(close);
+                s.extend(vec![b']'; n]);
+                check(&s, 1024);
+                check(&s, n);
+                check(&s, n + 1);
+            }
+        }
         let long_string = format!("[\"{}\\\"{}\" ,1]", "x".repeat(100), "\\\\".repeat(70));
         check(long_string.as_bytes(), 1024);
     }
