@@ -1,0 +1,182 @@
+//! The issue-6 ratios, measured interleaved (not a criterion benchmark): every round times
+//! each contender once over the same corpus, one after the other, and a ratio is taken
+//! within each round. On a shared, noisy machine a slow spell then hits both sides of a
+//! ratio instead of whichever function criterion happened to be measuring; the medians of
+//! the per-round ratios are what this prints.
+//!
+//! ```text
+//! cargo run --release --example ratios -- small 30   # MIX ROUNDS [SEED]
+//! ```
+//!
+//! Every contender's kind counts are checked against the oracle first (rpcscan's exactly,
+//! the baselines within 2% of the valid kinds, as in `benches/classify.rs`).
+
+use rpcscan::{Kind, Parser, Validation};
+use std::hint::black_box;
+use std::time::Instant;
+
+#[path = "../benches/baselines.rs"]
+#[allow(dead_code)]
+mod baselines;
+use rpcscan_oracle::corpus::{generate, Mix};
+
+type Counts = [usize; 5];
+
+fn count(lines: &[&[u8]], f: &mut dyn FnMut(&[u8]) -> Kind) -> Counts {
+    let mut counts = [0; 5];
+    for line in lines {
+        counts[f(line) as usize] += 1;
+    }
+    counts
+}
+
+fn oracle(lines: &[&[u8]]) -> Counts {
+    count(lines, &mut |l| match rpcscan_oracle::classify(l).kind {
+        rpcscan_oracle::Kind::Request => Kind::Request,
+        rpcscan_oracle::Kind::Notification => Kind::Notification,
+        rpcscan_oracle::Kind::Result => Kind::Result,
+        rpcscan_oracle::Kind::Error => Kind::Error,
+        rpcscan_oracle::Kind::Invalid => Kind::Invalid,
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mix = match args.next().as_deref() {
+        Some("mixed") => Mix::Mixed,
+        _ => Mix::Small,
+    };
+    let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(30);
+    let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let corpus = generate(mix, 4 << 20, seed);
+    let lines: Vec<&[u8]> = corpus
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    // Unchecked parsers are only defined on valid JSON: both sides of that ratio get it.
+    let valid: Vec<&[u8]> = lines
+        .iter()
+        .copied()
+        .filter(|l| rpcscan_oracle::validate_json(l))
+        .collect();
+    let valid_bytes: usize = valid.iter().map(|l| l.len() + 1).sum();
+
+    let strict = Parser::new();
+    let envelope = Parser::new().validation(Validation::Envelope);
+    let want = oracle(&lines);
+    assert_eq!(count(&lines, &mut |l| strict.classify(l)), want, "strict");
+    assert_eq!(
+        count(&lines, &mut |l| envelope.classify(l)),
+        want,
+        "envelope"
+    );
+    assert_eq!(
+        count(&valid, &mut |l| envelope.classify(l)),
+        oracle(&valid),
+        "envelope, valid subset"
+    );
+    let near = |c: Counts, w: Counts, n: usize| {
+        let v = |c: &Counts| c[..4].iter().sum::<usize>();
+        v(&c).abs_diff(v(&w)) * 50 <= n
+    };
+    assert!(near(
+        count(&lines, &mut baselines::serde_raw),
+        want,
+        lines.len()
+    ));
+    assert!(near(
+        count(&lines, &mut baselines::sonic_checked),
+        want,
+        lines.len()
+    ));
+    assert!(near(
+        count(&valid, &mut baselines::sonic_unchecked),
+        oracle(&valid),
+        valid.len()
+    ));
+
+    // (name, whole corpus or valid subset, classifier)
+    type Job<'a> = (&'static str, bool, Box<dyn FnMut(&[u8]) -> Kind + 'a>);
+    let mut jobs: Vec<Job> = vec![
+        ("rpcscan strict", true, Box::new(|l| strict.classify(l))),
+        ("rpcscan envelope", true, Box::new(|l| envelope.classify(l))),
+        ("serde_json RawValue", true, Box::new(baselines::serde_raw)),
+        ("sonic-rs checked", true, Box::new(baselines::sonic_checked)),
+        (
+            "rpcscan envelope (valid)",
+            false,
+            Box::new(|l| envelope.classify(l)),
+        ),
+        (
+            "sonic-rs unchecked (valid)",
+            false,
+            Box::new(baselines::sonic_unchecked),
+        ),
+    ];
+    let mut secs: Vec<Vec<f64>> = vec![Vec::new(); jobs.len() + 1];
+    for _ in 0..rounds {
+        for (k, (_, all, f)) in jobs.iter_mut().enumerate() {
+            let input = if *all { &lines } else { &valid };
+            let t = Instant::now();
+            black_box(count(black_box(input), f.as_mut()));
+            secs[k].push(t.elapsed().as_secs_f64());
+        }
+        let t = Instant::now();
+        black_box(memchr::memchr_iter(b'\n', black_box(&corpus)).count());
+        secs[jobs.len()].push(t.elapsed().as_secs_f64());
+    }
+
+    let mib = |bytes: usize, s: f64| bytes as f64 / s / (1 << 20) as f64;
+    println!(
+        "{} traffic, {} bytes ({} valid-JSON), {rounds} rounds, kernel level {}",
+        if mix == Mix::Mixed { "mixed" } else { "small" },
+        corpus.len(),
+        valid_bytes,
+        rpcscan::kernel_level()
+    );
+    for (k, (name, all, _)) in jobs.iter().enumerate() {
+        let bytes = if *all { corpus.len() } else { valid_bytes };
+        println!(
+            "  {name:<28} {:>8.0} MiB/s (median round)",
+            mib(bytes, median(secs[k].clone()))
+        );
+    }
+    println!(
+        "  {:<28} {:>8.0} MiB/s (median round)",
+        "memchr newlines",
+        mib(corpus.len(), median(secs[jobs.len()].clone()))
+    );
+    // Per-round ratio of throughputs a/b = time(b)/time(a), then the median over rounds.
+    let ratio = |a: usize, b: usize| {
+        median(
+            secs[a]
+                .iter()
+                .zip(&secs[b])
+                .map(|(ta, tb)| tb / ta)
+                .collect(),
+        )
+    };
+    let memchr = jobs.len();
+    println!("median of per-round ratios (issue 6 targets):");
+    println!(
+        "  strict / sonic-rs checked         {:>6.2}x  (>= 2)",
+        ratio(0, 3)
+    );
+    println!(
+        "  strict / serde_json RawValue      {:>6.2}x  (>= 4)",
+        ratio(0, 2)
+    );
+    println!(
+        "  envelope / sonic-rs unchecked     {:>6.2}x  (>= 2.5 small, >= 1.5 mixed)",
+        ratio(4, 5)
+    );
+    println!(
+        "  memchr / envelope                 {:>6.2}x  (<= 5)",
+        1.0 / ratio(1, memchr)
+    );
+}
