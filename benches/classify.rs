@@ -127,12 +127,7 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     group.finish();
 
     // Unchecked parsers are only defined on valid JSON: compare on that subset.
-    let json_lines: Vec<&[u8]> = lines
-        .iter()
-        .copied()
-        .filter(|l| rpcscan_oracle::validate_json(l))
-        .collect();
-    let json_bytes: usize = json_lines.iter().map(|l| l.len() + 1).sum();
+    let (json_lines, json_bytes) = corpus::valid_json_lines(&lines);
     assert_eq!(
         count(&json_lines, sonic_unchecked)[..4],
         count(&json_lines, sonic_checked)[..4]

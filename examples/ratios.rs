@@ -59,12 +59,7 @@ fn main() {
         .filter(|l| !l.is_empty())
         .collect();
     // Unchecked parsers are only defined on valid JSON: both sides of that ratio get it.
-    let valid: Vec<&[u8]> = lines
-        .iter()
-        .copied()
-        .filter(|l| rpcscan_oracle::validate_json(l))
-        .collect();
-    let valid_bytes: usize = valid.iter().map(|l| l.len() + 1).sum();
+    let (valid, valid_bytes) = rpcscan_oracle::corpus::valid_json_lines(&lines);
 
     let strict = Parser::new();
     let envelope = Parser::new().validation(Validation::Envelope);

@@ -35,6 +35,18 @@ pub enum Mix {
 /// Largest message [`Mix::Small`] produces (exclusive).
 pub const SMALL_MAX: usize = 1500;
 
+/// The lines that are one strict JSON text each (all that unchecked parsers are defined on,
+/// so comparisons with them use this subset), and their size counting one newline each.
+pub fn valid_json_lines<'a>(lines: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
+    let valid: Vec<&[u8]> = lines
+        .iter()
+        .copied()
+        .filter(|l| crate::validate_json(l))
+        .collect();
+    let bytes = valid.iter().map(|l| l.len() + 1).sum();
+    (valid, bytes)
+}
+
 /// NDJSON: whole `\n`-terminated messages until at least `target_bytes` are written (the
 /// last message may overshoot).
 pub fn generate(mix: Mix, target_bytes: usize, seed: u64) -> Vec<u8> {
