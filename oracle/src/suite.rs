@@ -3,13 +3,39 @@
 //! crate's tests and the oracle's own.
 
 use std::fs;
-use std::path::Path;
+use std::path::PathBuf;
 
-/// Where the suite lives (beside the repository, in `shared/`).
+/// Where the suite lived when this crate was compiled (beside the repository, in `shared/`).
+/// A build cache shared by several checkouts can hold an oracle compiled in another one, so
+/// [`dir`] looks beside the running checkout first.
 pub const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/jsontestsuite/test_parsing"
 );
+
+/// The suite's folder: `RPCSCAN_JSONTESTSUITE` when set; else `shared/jsontestsuite/
+/// test_parsing` in the nearest ancestor of the running package (cargo sets
+/// `CARGO_MANIFEST_DIR` and the working directory for tests) that has one; else [`SUITE`].
+pub fn dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RPCSCAN_JSONTESTSUITE") {
+        return PathBuf::from(dir);
+    }
+    let starts = [
+        std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
+        std::env::current_dir().ok(),
+    ];
+    starts
+        .into_iter()
+        .flatten()
+        .flat_map(|start| {
+            start
+                .ancestors()
+                .map(|a| a.join("shared/jsontestsuite/test_parsing"))
+                .collect::<Vec<_>>()
+        })
+        .find(|candidate| candidate.is_dir())
+        .unwrap_or_else(|| PathBuf::from(SUITE))
+}
 
 /// Every implementation-defined file with its SPEC §2 verdict: `true` = valid JSON.
 pub const I_STANCES: &[(&str, bool)] = &[
@@ -81,7 +107,8 @@ impl Case {
 /// Every `.json` file of the suite, sorted by name. Panics when the folder is missing or
 /// looks truncated: a silently empty suite would pass every test below.
 pub fn cases() -> Vec<Case> {
-    let dir = Path::new(SUITE);
+    let dir = dir();
+    let dir = dir.as_path();
     let entries = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("JSONTestSuite not found at {}: {e}", dir.display()));
     let mut cases: Vec<Case> = entries
