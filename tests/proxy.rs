@@ -48,7 +48,14 @@ fn binaries() -> &'static (PathBuf, PathBuf) {
             ])
             .args(["--example", "stdio_proxy", "--example", "fake_mcp_server"])
             .arg("--manifest-path")
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+            // The package at run time (cargo sets it), not where this test was compiled.
+            .arg(
+                std::path::PathBuf::from(
+                    std::env::var_os("CARGO_MANIFEST_DIR")
+                        .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+                )
+                .join("Cargo.toml"),
+            )
             .arg("--target-dir")
             .arg(&target_dir)
             .status()

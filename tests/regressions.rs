@@ -27,9 +27,12 @@ fn all_properties(bytes: &[u8]) {
 
 /// The files of `fuzz/corpus/<target>`, sorted by name.
 fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
-        .join(target);
+    // The package at run time (cargo sets it), not where this test was compiled: a build
+    // cache shared by two checkouts can reuse a test binary compiled in the other one.
+    let root = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf());
+    let dir = root.join("fuzz/corpus").join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| {
