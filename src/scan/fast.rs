@@ -434,6 +434,58 @@ mod tests {
         check(&long, 1024);
     }
 
+    /// Every length 0..=200 and every start alignment 0..8, with a special sequence at the
+    /// offsets around the block boundaries inside a string (valid and invalid ones), at every
+    /// level.
+    #[test]
+    fn every_length_alignment_and_boundary() {
+        let head = br#"{"jsonrpc":"2.0","id":1,"result":""#;
+        let tail = br#""}"#;
+        let specials: [&[u8]; 9] = [
+            b"\\n",
+            b"\\u00e9",
+            "é".as_bytes(),
+            "😀".as_bytes(),
+            b"\\\"",
+            b"\x01",
+            b"\\x",
+            b"\"",
+            b"\xc3",
+        ];
+        let mut storage = vec![0u8; 256];
+        let step = if cfg!(miri) { 37 } else { 1 };
+        for len in (0..=200usize).step_by(step) {
+            for at in [
+                0, 1, 28, 29, 30, 31, 62, 63, 64, 65, 94, 126, 127, 128, 129, 190, 191,
+            ] {
+                for special in specials {
+                    let mut msg = if len >= head.len() + tail.len() {
+                        let mut m = head.to_vec();
+                        m.resize(len - tail.len(), b'a');
+                        m.extend_from_slice(tail);
+                        m
+                    } else {
+                        // Too short for an envelope: a number after whitespace.
+                        let mut m = vec![b' '; len];
+                        if let Some(last) = m.last_mut() {
+                            *last = b'7';
+                        }
+                        m
+                    };
+                    let start = head.len() + at;
+                    if len >= head.len() + tail.len() && start + special.len() <= len - tail.len() {
+                        msg[start..start + special.len()].copy_from_slice(special);
+                    }
+                    for align in 0..8 {
+                        let buf = &mut storage[align..align + len];
+                        buf.copy_from_slice(&msg);
+                        check(buf, 1024);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn utf8_is_checked_across_block_boundaries() {
         let seqs: [&[u8]; 8] = [

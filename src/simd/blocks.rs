@@ -265,6 +265,54 @@ mod tests {
         }
     }
 
+    /// Every length 0..=200 and every start alignment 0..8, with a special sequence at the
+    /// offsets around the block boundaries, outside and inside a string, at every level.
+    #[test]
+    fn every_length_alignment_and_boundary() {
+        let specials: [&[u8]; 6] = [b"\\\"", b"\\\\", b"]", b"{\"k\":[]}", b"\"", b"\\"];
+        let mut storage = vec![0u8; 256];
+        let step = if cfg!(miri) { 37 } else { 1 };
+        for len in (0..=200usize).step_by(step) {
+            for in_string in [false, true] {
+                for at in [
+                    1,
+                    2,
+                    62,
+                    63,
+                    64,
+                    65,
+                    126,
+                    127,
+                    128,
+                    129,
+                    190,
+                    191,
+                    192,
+                    len / 2,
+                ] {
+                    for special in specials {
+                        let mut msg = vec![b'a'; len];
+                        if let [first, .., last] = &mut msg[..] {
+                            (*first, *last) = (b'[', b']');
+                        }
+                        if in_string && len >= 4 {
+                            msg[1] = b'"';
+                            msg[len - 2] = b'"';
+                        }
+                        if at + special.len() < len.saturating_sub(1) {
+                            msg[at..at + special.len()].copy_from_slice(special);
+                        }
+                        for align in 0..8 {
+                            let buf = &mut storage[align..align + len];
+                            buf.copy_from_slice(&msg);
+                            check(buf, 1024);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn tables() {
         for s in [
