@@ -452,7 +452,6 @@ mod tests {
             b"\"",
             b"\xc3",
         ];
-        let mut storage = vec![0u8; 256];
         let step = if cfg!(miri) { 37 } else { 1 };
         for len in (0..=200usize).step_by(step) {
             for at in [
@@ -476,11 +475,7 @@ mod tests {
                     if len >= head.len() + tail.len() && start + special.len() <= len - tail.len() {
                         msg[start..start + special.len()].copy_from_slice(special);
                     }
-                    for align in 0..8 {
-                        let buf = &mut storage[align..align + len];
-                        buf.copy_from_slice(&msg);
-                        check(buf, 1024);
-                    }
+                    simd::tests::at_each_alignment(&msg, |buf| check(buf, 1024));
                 }
             }
         }

@@ -198,6 +198,16 @@ pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize>
 pub(crate) mod tests {
     use super::*;
 
+    /// Runs `f` on copies of `msg` that start at 8 different alignments.
+    pub(crate) fn at_each_alignment(msg: &[u8], mut f: impl FnMut(&[u8])) {
+        let mut storage = vec![0u8; msg.len() + 8];
+        for align in 0..8 {
+            let buf = &mut storage[align..align + msg.len()];
+            buf.copy_from_slice(msg);
+            f(buf);
+        }
+    }
+
     /// Every level this machine supports, scalar first.
     pub(crate) fn levels() -> Vec<Level> {
         let mut v = vec![Level::Scalar];
