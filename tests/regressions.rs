@@ -1,7 +1,7 @@
 //! Fuzzing findings, one named test each, replayed through the exact property the fuzz
-//! target checks (`fuzz/src/check.rs` and `fuzz/src/frames.rs` are compiled in here), plus
-//! a replay of every committed seed corpus so the properties also run on stable, in every
-//! `cargo test`.
+//! target checks (`fuzz/src/check.rs`, `fuzz/src/frames.rs` and `fuzz/src/gateway.rs` are
+//! compiled in here), plus a replay of every committed seed corpus so the properties also
+//! run on stable, in every `cargo test`.
 //!
 //! Adding a finding: minimize it (`cargo +nightly fuzz tmin <target> <artifact>`), put the
 //! bytes inline in a new `#[test]` named after what broke, and say in a comment what the
@@ -14,6 +14,10 @@ mod check;
 #[allow(dead_code)]
 #[path = "../fuzz/src/frames.rs"]
 mod frames;
+
+#[allow(dead_code)]
+#[path = "../fuzz/src/gateway.rs"]
+mod gateway;
 
 use std::path::Path;
 
@@ -62,6 +66,15 @@ fn frames_corpus_replays() {
     for (name, bytes) in corpus("frames") {
         println!("frames/{name}");
         frames::frames(&frames::Input::from_bytes(&bytes));
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "file system access and size: run natively")]
+fn gateway_corpus_replays() {
+    for (name, bytes) in corpus("gateway") {
+        println!("gateway/{name}");
+        gateway::gateway(&bytes);
     }
 }
 
