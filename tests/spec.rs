@@ -306,6 +306,8 @@ fn section_3_envelope_rules() {
         (r#"{"jsonrpc":"1.0","method":"x"}"#, R(Reason::BadVersion)),
         (r#"{"jsonrpc":2.0,"method":"x"}"#, R(Reason::BadVersion)),
         (r#"{"jsonrpc":"2.0 ","method":"x"}"#, R(Reason::BadVersion)),
+        // "2.0" is compared whole: a longer string that starts like it is not it.
+        (r#"{"jsonrpc":"2.00","method":"x"}"#, R(Reason::BadVersion)),
         (r#"{"jsonrpc":null,"method":"x"}"#, R(Reason::BadVersion)),
         (
             r#"{"jsonrpc":"2\u002e0","method":"x"}"#,
