@@ -93,12 +93,13 @@ impl Parser {
     /// top-level array is invalid ([`Reason::Batch`]); see [`Parser::batch`].
     #[inline]
     pub fn parse<'a>(&self, msg: &'a [u8]) -> Result<Message<'a>, Invalid<'a>> {
+        let mut facts = envelope::Facts::default();
         let top = match self.validation {
-            Validation::Full => scan::top::<true>(msg, self.max_depth),
-            Validation::Envelope => scan::top::<false>(msg, self.max_depth),
+            Validation::Full => scan::top::<true>(msg, self.max_depth, &mut facts),
+            Validation::Envelope => scan::top::<false>(msg, self.max_depth, &mut facts),
         };
         match top {
-            Ok(Top::Object(facts)) => match envelope::decide(&facts) {
+            Ok(Top::Object) => match envelope::decide(&facts) {
                 Ok(fields) => Ok(Message::new(msg, fields)),
                 Err((reason, id)) => Err(Invalid::new(
                     reason,
@@ -130,7 +131,7 @@ impl Parser {
                 }
                 Ok(Batch::new(*self, msg, first))
             }
-            Ok(Top::Object(_) | Top::Scalar) => Err(Invalid::new(Reason::NotAnObject, None, None)),
+            Ok(Top::Object | Top::Scalar) => Err(Invalid::new(Reason::NotAnObject, None, None)),
             Err(e) => Err(Invalid::new(e.reason(), Some(e.offset()), None)),
         }
     }

@@ -247,12 +247,14 @@ pub(crate) trait Source<'a> {
 }
 
 /// The exact path: every byte looked at in order, errors with their first offending offset.
-pub(crate) struct Exact<'a, const STRICT: bool> {
+pub(crate) struct Exact<'a, const STRICT: bool, K> {
     pub(crate) buf: &'a [u8],
     pub(crate) max_depth: usize,
+    /// Envelope mode's container skipper.
+    pub(crate) container: K,
 }
 
-impl<'a, const STRICT: bool> Source<'a> for Exact<'a, STRICT> {
+impl<'a, const STRICT: bool, K: skip::Container> Source<'a> for Exact<'a, STRICT, K> {
     type Error = JsonError;
 
     #[inline(always)]
@@ -319,7 +321,7 @@ impl<'a, const STRICT: bool> Source<'a> for Exact<'a, STRICT> {
 
     #[inline(always)]
     fn skip(&mut self, at: usize, depth: usize) -> Result<usize, JsonError> {
-        skip::value::<STRICT>(self.buf, at, depth, self.max_depth)
+        skip::value_with::<STRICT>(self.buf, at, depth, self.max_depth, self.container)
     }
 
     #[inline(always)]
@@ -328,21 +330,22 @@ impl<'a, const STRICT: bool> Source<'a> for Exact<'a, STRICT> {
     }
 }
 
-/// Walks the top-level object whose `{` is at `open`. Returns the facts and the offset
-/// after the closing `}`.
+/// Walks the top-level object whose `{` is at `open`, writing its facts to `f` (all of
+/// them: what was there before is forgotten). Returns the offset after the closing `}`.
 #[inline(always)]
 pub(crate) fn object<'a, S: Source<'a>>(
     s: &mut S,
     open: usize,
-) -> Result<(Facts, usize), S::Error> {
+    f: &mut Facts,
+) -> Result<usize, S::Error> {
+    *f = Facts::default();
     if s.max_depth() < 1 {
         return Err(s.too_deep(open));
     }
     let buf = s.buf();
-    let mut f = Facts::default();
     let mut i = match s.enter(open)? {
         Ok(first) => first,
-        Err(end) => return Ok((f, end)),
+        Err(end) => return Ok(end),
     };
     loop {
         let (key, v) = match s.known_key(i)? {
@@ -391,7 +394,7 @@ pub(crate) fn object<'a, S: Source<'a>>(
                 end
             }
             Key::Error => {
-                let end = error_object(s, v, &mut f)?;
+                let end = error_object(s, v, f)?;
                 f.error = Some(span(v, end));
                 end
             }
@@ -399,7 +402,7 @@ pub(crate) fn object<'a, S: Source<'a>>(
         };
         let (more, next) = s.next_member(end)?;
         if !more {
-            return Ok((f, next));
+            return Ok(next);
         }
         i = next;
     }

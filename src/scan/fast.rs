@@ -30,7 +30,12 @@ struct Fast<'a, B> {
 /// validator call at all).
 /// `block` is the kernel level's block function (`simd::tokens::block` with its kernels).
 #[inline]
-pub(crate) fn walk<B>(buf: &[u8], max_depth: usize, block: B) -> Option<Top>
+pub(crate) fn walk<B>(
+    buf: &[u8],
+    max_depth: usize,
+    block: B,
+    facts: &mut envelope::Facts,
+) -> Option<Top>
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
@@ -41,7 +46,10 @@ where
     };
     let first = s.tokens.next()?;
     let top = match buf.get(first) {
-        Some(b'{') => Top::Object(envelope::object(&mut s, first).ok()?.0),
+        Some(b'{') => {
+            envelope::object(&mut s, first, facts).ok()?;
+            Top::Object
+        }
         Some(b'[') => {
             s.skip(first, 1).ok()?;
             Top::Array(first)
@@ -338,21 +346,37 @@ where
 #[cfg(test)]
 mod tests {
     use super::super::walk as exact_walk;
+    use crate::scan::{envelope::Facts, Top};
+
+    /// Facts as a previous message might have left them.
+    fn stale_facts() -> Facts {
+        let mut facts = Facts::default();
+        let old = br#"{"jsonrpc":"2.0","id":7,"method":"m","params":[1],"result":2,"error":{"code":1,"message":"x","data":3}}"#;
+        exact_walk::<false>(old, 64, &mut facts).ok();
+        assert_ne!(facts, Facts::default());
+        facts
+    }
     use crate::simd::{self, tests::levels};
     use proptest::prelude::*;
 
     /// The fast path at every level agrees with the exact path: when it answers, the exact
     /// path accepts with the same facts; on valid JSON it always answers.
     pub(crate) fn check(buf: &[u8], max_depth: usize) {
+        let mut exact_facts = Facts::default();
         let exact = match crate::json::utf8::validate(buf) {
-            Ok(()) => exact_walk::<true>(buf, max_depth),
+            Ok(()) => exact_walk::<true>(buf, max_depth, &mut exact_facts),
             Err(bad) => Err(crate::json::JsonError::new(crate::Reason::InvalidUtf8, bad)),
         };
+        // Facts are only written (and read) for an object.
+        let facts_of = |top: &Top, facts: Facts| (*top == Top::Object).then_some(facts);
+        let exact = exact.map(|top| (top, facts_of(&top, exact_facts)));
         for level in levels() {
-            match simd::strict_fast_at(level, buf, max_depth) {
+            // Start from facts that are not the default, to show the walk overwrites them.
+            let mut facts = stale_facts();
+            match simd::strict_fast_at(level, buf, max_depth, &mut facts) {
                 Some(top) => assert_eq!(
                     exact.as_ref().ok(),
-                    Some(&top),
+                    Some(&(top, facts_of(&top, facts))),
                     "{level:?} accepted {:?}",
                     String::from_utf8_lossy(buf)
                 ),

@@ -24,10 +24,11 @@ pub(crate) fn ws(buf: &[u8], mut i: usize) -> usize {
 }
 
 /// What the top level of a JSON text turned out to be.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Top {
-    /// An object, with the envelope facts the walk collected.
-    Object(envelope::Facts),
+    /// An object; the walk wrote its envelope facts to the caller's [`envelope::Facts`]
+    /// (an out-parameter, so the facts are never copied between the walk and `decide`).
+    Object,
     /// An array whose `[` is at this offset.
     Array(usize),
     /// A string, number or literal.
@@ -46,7 +47,12 @@ pub(crate) enum Top {
 /// contents checked in bulk, UTF-8 only when a byte is not ASCII) either accepts the message
 /// or hands it to the exact path described above; only the exact path reports errors, so
 /// offsets and reasons never depend on the kernel level.
-pub(crate) fn top<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<Top, JsonError> {
+#[inline(always)]
+pub(crate) fn top<const STRICT: bool>(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut envelope::Facts,
+) -> Result<Top, JsonError> {
     if buf.len() > MAX_MESSAGE_LEN {
         return Err(JsonError::new(Reason::TooLarge, MAX_MESSAGE_LEN));
     }
@@ -54,16 +60,16 @@ pub(crate) fn top<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<To
         return Err(JsonError::new(Reason::Bom, 0));
     }
     if !STRICT {
-        return walk::<false>(buf, max_depth);
+        return crate::simd::envelope_walk(buf, max_depth, facts);
     }
-    if let Some(top) = crate::simd::strict_fast(buf, max_depth) {
+    if let Some(top) = crate::simd::strict_fast(buf, max_depth, facts) {
         return Ok(top);
     }
     match utf8::validate(buf) {
-        Ok(()) => walk::<true>(buf, max_depth),
+        Ok(()) => walk::<true>(buf, max_depth, facts),
         Err(bad) => {
             let prefix = buf.get(..bad).unwrap_or_default();
-            match walk::<true>(prefix, max_depth) {
+            match walk::<true>(prefix, max_depth, facts) {
                 Err(e) if e.offset() < bad => Err(e),
                 _ => Err(JsonError::new(Reason::InvalidUtf8, bad)),
             }
@@ -76,25 +82,45 @@ pub(crate) fn validate_value<const STRICT: bool>(
     buf: &[u8],
     max_depth: usize,
 ) -> Result<Top, JsonError> {
-    top::<STRICT>(buf, max_depth)
+    top::<STRICT>(buf, max_depth, &mut envelope::Facts::default())
 }
 
-pub(crate) fn walk<const STRICT: bool>(buf: &[u8], max_depth: usize) -> Result<Top, JsonError> {
+#[inline(always)]
+pub(crate) fn walk<const STRICT: bool>(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut envelope::Facts,
+) -> Result<Top, JsonError> {
+    walk_with::<STRICT>(buf, max_depth, crate::simd::skip_container, facts)
+}
+
+/// [`walk`], with envelope mode's containers skipped by `container` (each kernel level
+/// instantiates the whole walk with its own skipper, so the skipper inlines).
+#[inline(always)]
+pub(crate) fn walk_with<const STRICT: bool>(
+    buf: &[u8],
+    max_depth: usize,
+    container: impl skip::Container,
+    facts: &mut envelope::Facts,
+) -> Result<Top, JsonError> {
     let start = ws(buf, 0);
     let (top, end) = match buf.get(start) {
         None => return Err(JsonError::new(Reason::Empty, start)),
         Some(b'{') => {
-            let mut exact = envelope::Exact::<STRICT> { buf, max_depth };
-            let (facts, end) = envelope::object(&mut exact, start)?;
-            (Top::Object(facts), end)
+            let mut exact = envelope::Exact::<STRICT, _> {
+                buf,
+                max_depth,
+                container,
+            };
+            (Top::Object, envelope::object(&mut exact, start, facts)?)
         }
         Some(b'[') => (
             Top::Array(start),
-            skip::value::<STRICT>(buf, start, 1, max_depth)?,
+            skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?,
         ),
         Some(_) => (
             Top::Scalar,
-            skip::value::<STRICT>(buf, start, 1, max_depth)?,
+            skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?,
         ),
     };
     let rest = ws(buf, end);

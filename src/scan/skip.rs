@@ -18,11 +18,31 @@ pub(crate) fn value<const STRICT: bool>(
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
+    value_with::<STRICT>(buf, pos, depth, max_depth, simd::skip_container)
+}
+
+/// The container skipper of envelope mode: `(buf, open, depth, max_depth)` to the offset
+/// after the container (`simd::skip_container`, or one level's kernel called directly).
+pub(crate) trait Container:
+    Fn(&[u8], usize, usize, usize) -> Result<usize, JsonError> + Copy
+{
+}
+impl<F: Fn(&[u8], usize, usize, usize) -> Result<usize, JsonError> + Copy> Container for F {}
+
+/// [`value`], with envelope mode's containers skipped by `container`.
+#[inline(always)]
+pub(crate) fn value_with<const STRICT: bool>(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    container: impl Container,
+) -> Result<usize, JsonError> {
     match buf.get(pos) {
         Some(b'"') if STRICT => Ok(string::scan_strict(buf, pos)?.0),
         Some(b'"') => string::skip_structural(buf, pos),
         Some(b'{' | b'[') if STRICT => container_strict(buf, pos, depth, max_depth),
-        Some(b'{' | b'[') => container_structural(buf, pos, depth, max_depth),
+        Some(b'{' | b'[') => container(buf, pos, depth, max_depth),
         _ => scalar(buf, pos),
     }
 }
@@ -122,18 +142,6 @@ fn container_strict(
             i += 1;
         }
     }
-}
-
-/// Envelope mode: the block skipper (`simd::skip_container`) matches strings and brackets
-/// and counts depth 64 bytes at a time.
-#[inline]
-fn container_structural(
-    buf: &[u8],
-    pos: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    simd::skip_container(buf, pos, depth, max_depth)
 }
 
 #[cfg(test)]

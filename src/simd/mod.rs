@@ -20,6 +20,7 @@ mod x86;
 use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::json::{string, JsonError};
+use crate::scan::{envelope::Facts, Top};
 
 pub(crate) use blocks::skip_container;
 
@@ -120,10 +121,10 @@ pub(crate) fn scan_string_at(
 /// walk's result; `None` means "use the exact path". At the scalar level the exact path
 /// goes first: byte-at-a-time token masks would be slower than it.
 #[inline]
-pub(crate) fn strict_fast(buf: &[u8], max_depth: usize) -> Option<crate::scan::Top> {
+pub(crate) fn strict_fast(buf: &[u8], max_depth: usize, facts: &mut Facts) -> Option<Top> {
     match level() {
         Level::Scalar => None,
-        level => strict_fast_at(level, buf, max_depth),
+        level => strict_fast_at(level, buf, max_depth, facts),
     }
 }
 
@@ -133,28 +134,73 @@ pub(crate) fn strict_fast_at(
     level: Level,
     buf: &[u8],
     max_depth: usize,
-) -> Option<crate::scan::Top> {
+    facts: &mut Facts,
+) -> Option<Top> {
     match level {
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx512 if x86::has_avx512() => {
             // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            unsafe { x86::strict_fast_avx512(buf, max_depth) }
+            unsafe { x86::strict_fast_avx512(buf, max_depth, facts) }
         }
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            unsafe { x86::strict_fast_avx2(buf, max_depth) }
+            unsafe { x86::strict_fast_avx2(buf, max_depth, facts) }
         }
-        _ => crate::scan::fast::walk(buf, max_depth, |carry: &mut tokens::Carry, bytes: &[u8]| {
-            let chunk = tokens::padded(bytes);
-            tokens::block(
-                carry,
-                &chunk,
-                scalar::token_masks,
-                scalar::escape_masks,
-                scalar::prefix_xor,
-            )
-        }),
+        _ => crate::scan::fast::walk(
+            buf,
+            max_depth,
+            |carry: &mut tokens::Carry, bytes: &[u8]| {
+                let chunk = tokens::padded(bytes);
+                tokens::block(
+                    carry,
+                    &chunk,
+                    scalar::token_masks,
+                    scalar::escape_masks,
+                    scalar::prefix_xor,
+                )
+            },
+            facts,
+        ),
+    }
+}
+
+/// Envelope mode's walk of one message (`scan::walk_with::<false>`), instantiated per kernel
+/// level so the level's container skipper inlines into it: the level is looked up once per
+/// message instead of once per skipped container.
+#[inline]
+pub(crate) fn envelope_walk(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
+    envelope_walk_at(level(), buf, max_depth, facts)
+}
+
+/// [`envelope_walk`] at a given level.
+pub(crate) fn envelope_walk_at(
+    level: Level,
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
+            unsafe { x86::envelope_walk_avx512(buf, max_depth, facts) }
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
+            unsafe { x86::envelope_walk_avx2(buf, max_depth, facts) }
+        }
+        _ => crate::scan::walk_with::<false>(
+            buf,
+            max_depth,
+            |buf, open, depth, max| blocks::skip_container_at(Level::Scalar, buf, open, depth, max),
+            facts,
+        ),
     }
 }
 
@@ -306,6 +352,59 @@ pub(crate) mod tests {
                     utf8_valid_up_to_at(Level::Scalar, c)
                 );
             }
+        }
+    }
+
+    /// Envelope mode's walk, instantiated per level with that level's skipper, gives the
+    /// same verdict, offsets and facts at every level as the walk with the dispatching
+    /// skipper.
+    fn envelope_levels_agree(buf: &[u8], max_depth: usize) {
+        let outcome = |r: Result<Top, JsonError>, facts: Facts| {
+            r.map(|top| (top, (top == Top::Object).then_some(facts)))
+        };
+        let mut facts = Facts::default();
+        let want = outcome(
+            crate::scan::walk::<false>(buf, max_depth, &mut facts),
+            facts,
+        );
+        for level in levels() {
+            let mut facts = Facts::default();
+            let got = outcome(envelope_walk_at(level, buf, max_depth, &mut facts), facts);
+            assert_eq!(got, want, "{level:?} on {:?}", String::from_utf8_lossy(buf));
+        }
+    }
+
+    #[test]
+    fn envelope_walk_agrees_on_every_level() {
+        let sample = include_bytes!("../../examples/mcp-traffic.ndjson");
+        let take = if cfg!(miri) { 8 } else { usize::MAX };
+        for line in sample.split(|&b| b == b'\n').take(take) {
+            for max_depth in [1, 2, 3, 1024] {
+                envelope_levels_agree(line, max_depth);
+            }
+            // Cut short inside containers, strings and blocks.
+            for cut in (0..line.len()).step_by(if cfg!(miri) { 97 } else { 7 }) {
+                envelope_levels_agree(&line[..cut], 1024);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: if cfg!(miri) { 12 } else { 3000 }, failure_persistence: None, ..proptest::prelude::ProptestConfig::default() })]
+        #[test]
+        fn envelope_walk_agrees_on_token_soup(
+            body in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"{"[..], b"}", b"[", b"]", b",", b":", b" ", b"\"", b"\"k\"", b"\"jsonrpc\"",
+                    b"\"2.0\"", b"\"id\"", b"\"method\"", b"\"result\"", b"\"error\"", b"\"code\"",
+                    b"\"message\"", b"\"params\"", b"1", b"-0", b"true", b"null", b"x",
+                    b"\\", b"\\\"", b"\t", b"\x01", b"\xc3\xa9", b"\xff", &[b'a'; 61],
+                ]),
+                0..60,
+            ),
+            max in 1usize..6,
+        ) {
+            envelope_levels_agree(&body.concat(), max);
         }
     }
 

@@ -9,7 +9,7 @@ use core::arch::x86_64::*;
 use super::blocks::{self, Masks};
 use super::tokens::{self, Carry, EscapeMasks, TokenMasks};
 use crate::json::{string, JsonError};
-use crate::scan::Top;
+use crate::scan::{envelope::Facts, Top};
 
 /// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
 #[inline]
@@ -129,6 +129,7 @@ fn masks_avx512(v: __m512i) -> Masks {
 }
 
 #[target_feature(enable = "avx2,pclmulqdq")]
+#[inline]
 pub(super) fn skip_container_avx2(
     buf: &[u8],
     open: usize,
@@ -149,6 +150,7 @@ pub(super) fn skip_container_avx2(
 }
 
 #[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+#[inline]
 pub(super) fn skip_container_avx512(
     buf: &[u8],
     open: usize,
@@ -162,6 +164,42 @@ pub(super) fn skip_container_avx512(
         max_depth,
         |bytes| masks_avx512(load512(bytes)),
         |x| prefix_xor_clmul(x),
+    )
+}
+
+/// Envelope mode's walk of one message with the AVX2 skipper inlined.
+///
+/// # Safety
+/// The CPU must support AVX2 and PCLMULQDQ.
+#[target_feature(enable = "avx2,pclmulqdq")]
+pub(super) unsafe fn envelope_walk_avx2(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
+    crate::scan::walk_with::<false>(
+        buf,
+        max_depth,
+        |buf, open, depth, max| skip_container_avx2(buf, open, depth, max),
+        facts,
+    )
+}
+
+/// Envelope mode's walk of one message with the AVX-512BW skipper inlined.
+///
+/// # Safety
+/// The CPU must support AVX-512BW, AVX2 and PCLMULQDQ.
+#[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+pub(super) unsafe fn envelope_walk_avx512(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
+    crate::scan::walk_with::<false>(
+        buf,
+        max_depth,
+        |buf, open, depth, max| skip_container_avx512(buf, open, depth, max),
+        facts,
     )
 }
 
@@ -371,22 +409,40 @@ fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
 ///
 /// # Safety
 /// The CPU must support AVX2 and PCLMULQDQ.
-pub(super) unsafe fn strict_fast_avx2(buf: &[u8], max_depth: usize) -> Option<Top> {
-    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, bytes: &[u8]| {
-        // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
-        unsafe { block_avx2(carry, bytes) }
-    })
+pub(super) unsafe fn strict_fast_avx2(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Option<Top> {
+    crate::scan::fast::walk(
+        buf,
+        max_depth,
+        |carry: &mut Carry, bytes: &[u8]| {
+            // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
+            unsafe { block_avx2(carry, bytes) }
+        },
+        facts,
+    )
 }
 
 /// Strict mode's fast path (`scan::fast`) with AVX-512BW kernels.
 ///
 /// # Safety
 /// The CPU must support AVX-512BW, AVX2 and PCLMULQDQ.
-pub(super) unsafe fn strict_fast_avx512(buf: &[u8], max_depth: usize) -> Option<Top> {
-    crate::scan::fast::walk(buf, max_depth, |carry: &mut Carry, bytes: &[u8]| {
-        // SAFETY: the caller guarantees AVX-512BW, AVX2 and PCLMULQDQ.
-        unsafe { block_avx512(carry, bytes) }
-    })
+pub(super) unsafe fn strict_fast_avx512(
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Option<Top> {
+    crate::scan::fast::walk(
+        buf,
+        max_depth,
+        |carry: &mut Carry, bytes: &[u8]| {
+            // SAFETY: the caller guarantees AVX-512BW, AVX2 and PCLMULQDQ.
+            unsafe { block_avx512(carry, bytes) }
+        },
+        facts,
+    )
 }
 
 #[cfg(test)]
