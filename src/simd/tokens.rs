@@ -1,8 +1,10 @@
 //! Stage 1 of strict mode's fast path: the token stream of a whole message, 64 bytes at a
 //! time, with every string byte validated in bulk.
 //!
-//! Per block, a kernel level builds the raw masks ([`TokenMasks`]; [`EscapeMasks`] only for
-//! blocks that hold escapes). Everything after that is shared bit logic, the simdjson
+//! Per block, a kernel level builds the raw masks ([`TokenMasks`] and [`EscapeMasks`], the
+//! latter for every block: skipping it for blocks without backslashes was a branch that
+//! real traffic mispredicts, and measured 2% slower on small messages and 6% on mixed
+//! ones). Everything after that is shared bit logic, the simdjson
 //! method: escaped characters from runs of backslashes, the in-string mask by prefix XOR of
 //! the unescaped quotes, then
 //!
@@ -38,7 +40,7 @@ pub(crate) struct TokenMasks {
     pub(crate) high: u64,
 }
 
-/// The masks the escape checks need; built only for blocks with escapes.
+/// The masks the escape checks need (built for every block).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct EscapeMasks {
     /// Bytes that may follow a backslash: `"`, `\`, `/`, `b`, `f`, `n`, `r`, `t`, `u`.
@@ -83,16 +85,14 @@ pub(crate) fn block<C>(
     carry.in_string = ((in_string as i64) >> 63) as u64;
     // String contents: inside, not the opening quote (the closing one is not inside).
     let content = in_string & !quotes;
-    let mut bad = m.control & content;
-    if (m.backslash | escaped | carry.hex_carry) != 0 {
-        let e = escapes(chunk);
-        let escaped = escaped & content;
-        bad |= escaped & !e.allowed;
-        let u = u128::from(escaped & e.unicode);
-        let hex = (u << 1) | (u << 2) | (u << 3) | (u << 4);
-        bad |= (hex as u64 | carry.hex_carry) & !e.hex;
-        carry.hex_carry = (hex >> 64) as u64;
-    }
+    let e = escapes(chunk);
+    let escaped_content = escaped & content;
+    let u = u128::from(escaped_content & e.unicode);
+    let hex = (u << 1) | (u << 2) | (u << 3) | (u << 4);
+    let bad = (m.control & content)
+        | (escaped_content & !e.allowed)
+        | ((hex as u64 | carry.hex_carry) & !e.hex);
+    carry.hex_carry = (hex >> 64) as u64;
     let op = m.op & !in_string;
     // Outside strings, neither whitespace, structural nor a quote: numbers and literals.
     let scalar = !in_string & !quotes & !m.space & !m.op;
