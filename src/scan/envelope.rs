@@ -160,7 +160,10 @@ fn span(start: usize, end: usize) -> Span {
 /// A string whose contents the scanner reads: grammar always, and UTF-8 in envelope mode
 /// (strict mode checked the whole message already).
 #[inline(always)]
-fn checked_string<const STRICT: bool>(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+pub(crate) fn checked_string<const STRICT: bool>(
+    buf: &[u8],
+    open: usize,
+) -> Result<(usize, bool), JsonError> {
     let (end, escaped) = string::scan_strict(buf, open)?;
     if !STRICT {
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
@@ -184,11 +187,15 @@ fn checked_string<const STRICT: bool>(buf: &[u8], open: usize) -> Result<(usize,
 /// Reads `"key" :` at `i`; returns the raw key, whether it is escaped, and the offset of
 /// the value (whitespace skipped).
 #[inline(always)]
-fn key<const STRICT: bool>(buf: &[u8], i: usize) -> Result<(&[u8], bool, usize), JsonError> {
+fn key(
+    buf: &[u8],
+    i: usize,
+    string: impl skip::StringScan,
+) -> Result<(&[u8], bool, usize), JsonError> {
     if buf.get(i) != Some(&b'"') {
         return Err(JsonError::unexpected(buf, i));
     }
-    let (end, escaped) = checked_string::<STRICT>(buf, i)?;
+    let (end, escaped) = string(buf, i)?;
     let raw = buf.get(i + 1..end - 1).unwrap_or_default();
     let colon = ws(buf, end);
     if buf.get(colon) != Some(&b':') {
@@ -247,14 +254,19 @@ pub(crate) trait Source<'a> {
 }
 
 /// The exact path: every byte looked at in order, errors with their first offending offset.
-pub(crate) struct Exact<'a, const STRICT: bool, K> {
+pub(crate) struct Exact<'a, const STRICT: bool, K, S> {
     pub(crate) buf: &'a [u8],
     pub(crate) max_depth: usize,
     /// Envelope mode's container skipper.
     pub(crate) container: K,
+    /// The strings the walk reads ([`checked_string`], or a kernel level's inline look
+    /// in front of it).
+    pub(crate) string: S,
 }
 
-impl<'a, const STRICT: bool, K: skip::Container> Source<'a> for Exact<'a, STRICT, K> {
+impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
+    for Exact<'a, STRICT, K, S>
+{
     type Error = JsonError;
 
     #[inline(always)]
@@ -284,7 +296,7 @@ impl<'a, const STRICT: bool, K: skip::Container> Source<'a> for Exact<'a, STRICT
 
     #[inline(always)]
     fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), JsonError> {
-        key::<STRICT>(self.buf, at)
+        key(self.buf, at, self.string)
     }
 
     #[inline(always)]
@@ -301,7 +313,7 @@ impl<'a, const STRICT: bool, K: skip::Container> Source<'a> for Exact<'a, STRICT
 
     #[inline(always)]
     fn string(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
-        checked_string::<STRICT>(self.buf, at)
+        (self.string)(self.buf, at)
     }
 
     #[inline(always)]

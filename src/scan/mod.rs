@@ -91,7 +91,13 @@ pub(crate) fn walk<const STRICT: bool>(
     max_depth: usize,
     facts: &mut envelope::Facts,
 ) -> Result<Top, JsonError> {
-    walk_with::<STRICT>(buf, max_depth, crate::simd::skip_container, facts)
+    walk_with::<STRICT>(
+        buf,
+        max_depth,
+        crate::simd::skip_container,
+        envelope::checked_string::<STRICT>,
+        facts,
+    )
 }
 
 /// [`walk`], with envelope mode's containers skipped by `container` (each kernel level
@@ -101,16 +107,18 @@ pub(crate) fn walk_with<const STRICT: bool>(
     buf: &[u8],
     max_depth: usize,
     container: impl skip::Container,
+    string: impl skip::StringScan,
     facts: &mut envelope::Facts,
 ) -> Result<Top, JsonError> {
     let start = ws(buf, 0);
     let (top, end) = match buf.get(start) {
         None => return Err(JsonError::new(Reason::Empty, start)),
         Some(b'{') => {
-            let mut exact = envelope::Exact::<STRICT, _> {
+            let mut exact = envelope::Exact::<STRICT, _, _> {
                 buf,
                 max_depth,
                 container,
+                string,
             };
             (Top::Object, envelope::object(&mut exact, start, facts)?)
         }

@@ -29,6 +29,15 @@ pub(crate) trait Container:
 }
 impl<F: Fn(&[u8], usize, usize, usize) -> Result<usize, JsonError> + Copy> Container for F {}
 
+/// How the top-level walk reads a string it needs (a key, `id`, `method`): `(buf, open)` to
+/// the offset after the closing quote and whether it has escapes, with the contents
+/// checked as `envelope::checked_string` checks them.
+pub(crate) trait StringScan:
+    Fn(&[u8], usize) -> Result<(usize, bool), JsonError> + Copy
+{
+}
+impl<F: Fn(&[u8], usize) -> Result<(usize, bool), JsonError> + Copy> StringScan for F {}
+
 /// [`value`], with envelope mode's containers skipped by `container`.
 #[inline(always)]
 pub(crate) fn value_with<const STRICT: bool>(

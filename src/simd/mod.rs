@@ -199,6 +199,7 @@ pub(crate) fn envelope_walk_at(
             buf,
             max_depth,
             |buf, open, depth, max| blocks::skip_container_at(Level::Scalar, buf, open, depth, max),
+            crate::scan::envelope::checked_string::<false>,
             facts,
         ),
     }

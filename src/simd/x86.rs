@@ -181,6 +181,7 @@ pub(super) unsafe fn envelope_walk_avx2(
         buf,
         max_depth,
         |buf, open, depth, max| skip_container_avx2(buf, open, depth, max),
+        |buf, open| string_avx2(buf, open),
         facts,
     )
 }
@@ -199,8 +200,54 @@ pub(super) unsafe fn envelope_walk_avx512(
         buf,
         max_depth,
         |buf, open, depth, max| skip_container_avx512(buf, open, depth, max),
+        |buf, open| string_avx512(buf, open),
         facts,
     )
+}
+
+/// Envelope mode's strings that the walk reads (keys, `id`, `method`): one masked 64-byte
+/// load at the string. When its first quote, backslash or control byte is a quote and no
+/// byte before it is above 0x7F, that is the whole answer (no escapes, ASCII contents);
+/// anything else takes the portable scan. No loop whose exit depends on the length.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+fn string_avx512(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+    let start = open + 1;
+    let rest = buf.get(start..).unwrap_or_default();
+    let v = load512(rest.get(..64).unwrap_or(rest));
+    let special =
+        eq512(v, b'"') | eq512(v, b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
+    if special != 0 {
+        let k = special.trailing_zeros();
+        let before = (1u64 << k) - 1;
+        if rest.get(k as usize) == Some(&b'"') && _mm512_movepi8_mask(v) & before == 0 {
+            return Ok((start + k as usize + 1, false));
+        }
+    }
+    crate::scan::envelope::checked_string::<false>(buf, open)
+}
+
+/// [`string_avx512`] with a 32-byte look, when 32 bytes follow the opening quote.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn string_avx2(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+    let start = open + 1;
+    if let Some(chunk) = buf.get(start..start + 32) {
+        // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
+        let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+        let special = bits256(_mm256_or_si256(
+            _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')),
+            in_range256(v, 0, 0x1F),
+        ));
+        if special != 0 {
+            let k = special.trailing_zeros();
+            let before = (1u64 << k) - 1;
+            if chunk.get(k as usize) == Some(&b'"') && bits256(v) & before == 0 {
+                return Ok((start + k as usize + 1, false));
+            }
+        }
+    }
+    crate::scan::envelope::checked_string::<false>(buf, open)
 }
 
 /// The movemask of a 32-byte comparison result, as the low half of a 64-bit mask.
@@ -449,6 +496,52 @@ pub(super) unsafe fn strict_fast_avx512(
 mod tests {
     use super::super::scalar;
     use super::*;
+
+    /// The inline string look gives the portable scan's answer (end, escapes, error and
+    /// its offset) for strings of every length up to past one window, with a quote,
+    /// backslash escape, control byte, UTF-8 or invalid byte at every position, at every
+    /// alignment, with and without bytes after the string.
+    #[test]
+    fn inline_string_look_equals_the_portable_scan() {
+        if !has_avx2() {
+            return;
+        }
+        let specials: [&[u8]; 7] = [
+            b"\"",
+            b"\\\"",
+            b"\\u00e9",
+            b"\x01",
+            "é".as_bytes(),
+            b"\xff",
+            b"\\",
+        ];
+        for len in 0..=130usize {
+            for at in (0..len).map(Some).chain([None]) {
+                for special in specials {
+                    for tail in [&b""[..], b"\"", b"\":1}"] {
+                        let mut msg = b"\"".to_vec();
+                        msg.extend(std::iter::repeat_n(b'k', len));
+                        if let Some(at) = at {
+                            let end = (1 + at + special.len()).min(msg.len());
+                            msg.splice(1 + at..end, special.iter().copied());
+                        }
+                        msg.extend_from_slice(tail);
+                        crate::simd::tests::at_each_alignment(&msg, |buf| {
+                            let want = crate::scan::envelope::checked_string::<false>(buf, 0);
+                            // SAFETY: AVX2 is available (checked at the top of the test).
+                            let got = unsafe { string_avx2(buf, 0) };
+                            assert_eq!(got, want, "avx2 {:?}", String::from_utf8_lossy(buf));
+                            if has_avx512() {
+                                // SAFETY: AVX-512BW is available (checked just above).
+                                let got = unsafe { string_avx512(buf, 0) };
+                                assert_eq!(got, want, "avx512 {:?}", String::from_utf8_lossy(buf));
+                            }
+                        });
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn masked_tail_loads_equal_padded_blocks() {
