@@ -344,7 +344,7 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::super::walk as exact_walk;
     use crate::scan::{envelope::Facts, Top};
 
@@ -547,20 +547,53 @@ mod tests {
         include_bytes!("../../examples/mcp-traffic.ndjson")
     }
 
+    /// The pieces random messages are made of in the token-soup tests: structure, the
+    /// envelope's keys and values, scalars right and wrong, escapes, control bytes, UTF-8
+    /// and invalid bytes, and a run long enough to cross blocks.
+    pub(crate) const TOKEN_SOUP: [&[u8]; 35] = [
+        b"{",
+        b"}",
+        b"[",
+        b"]",
+        b",",
+        b":",
+        b" ",
+        b"\"",
+        b"\"k\"",
+        b"\"jsonrpc\"",
+        b"\"2.0\"",
+        b"\"id\"",
+        b"\"method\"",
+        b"\"result\"",
+        b"\"error\"",
+        b"\"code\"",
+        b"\"message\"",
+        b"\"params\"",
+        b"1",
+        b"-0",
+        b"2.5e3",
+        b"true",
+        b"null",
+        b"x",
+        b"\\",
+        b"\\\"",
+        b"\\u00e9",
+        b"\\n",
+        b"\t",
+        b"\x01",
+        b"\xc3\xa9",
+        b"\xff",
+        b"0",
+        b".",
+        &[b'a'; 61],
+    ];
+
     proptest! {
         // Miri runs every test of this module, with fewer cases.
         #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 12 } else { 6000 }, failure_persistence: None, ..ProptestConfig::default() })]
         #[test]
         fn fast_path_agrees_on_token_soup(
-            body in proptest::collection::vec(
-                prop::sample::select(vec![
-                    &b"{"[..], b"}", b"[", b"]", b",", b":", b" ", b"\"", b"\"k\"", b"\"jsonrpc\"",
-                    b"\"2.0\"", b"\"id\"", b"\"method\"", b"\"result\"", b"\"error\"", b"\"code\"",
-                    b"\"message\"", b"\"params\"", b"1", b"-0", b"2.5e3", b"true", b"null", b"x",
-                    b"\\", b"\\u00e9", b"\\n", b"\t", b"\x01", b"\xc3\xa9", b"0", b".",
-                ]),
-                0..80,
-            ),
+            body in proptest::collection::vec(prop::sample::select(&TOKEN_SOUP[..]), 0..80),
             max in 1usize..6,
         ) {
             let buf: Vec<u8> = body.concat();

@@ -395,12 +395,7 @@ pub(crate) mod tests {
         #[test]
         fn envelope_walk_agrees_on_token_soup(
             body in proptest::collection::vec(
-                proptest::sample::select(vec![
-                    &b"{"[..], b"}", b"[", b"]", b",", b":", b" ", b"\"", b"\"k\"", b"\"jsonrpc\"",
-                    b"\"2.0\"", b"\"id\"", b"\"method\"", b"\"result\"", b"\"error\"", b"\"code\"",
-                    b"\"message\"", b"\"params\"", b"1", b"-0", b"true", b"null", b"x",
-                    b"\\", b"\\\"", b"\t", b"\x01", b"\xc3\xa9", b"\xff", &[b'a'; 61],
-                ]),
+                proptest::sample::select(&crate::scan::fast::tests::TOKEN_SOUP[..]),
                 0..60,
             ),
             max in 1usize..6,
