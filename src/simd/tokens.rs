@@ -235,7 +235,7 @@ where
                 // Without branches: whether a block has non-ASCII bytes varies block to
                 // block in real traffic.
                 let non_ascii = self.carry.non_ascii;
-                let first = non_ascii && self.non_ascii.is_empty();
+                let first = non_ascii & self.non_ascii.is_empty();
                 self.non_ascii.start = if first { base } else { self.non_ascii.start };
                 self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
                 Some(Pos { base, bits })
