@@ -9,6 +9,14 @@
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.
+//!
+//! The block loops (the skipper, stage 1) issue a prefetch hint 4 KiB ahead of the block
+//! they read, which may point past the end of the message: in a contiguous stream (an
+//! NDJSON buffer, a mapped file) that is the next messages. A prefetch returns no data and
+//! cannot fault, so nothing is read past the slice. It made no measurable difference on
+//! input that is in cache and brought throughput at 200 MB (input from DRAM, where memchr
+//! itself drops from ~28 to ~6.6 GB/s on the development VM) from 70-73% to 82-84% of the
+//! 1 MB figure in envelope mode, and from 70-86% to 90-96% in strict mode.
 #![allow(unsafe_code)]
 
 pub(crate) mod blocks;
@@ -88,6 +96,33 @@ pub fn kernel_level() -> &'static str {
 }
 
 pub(crate) use scalar::{string_special_in_word, string_special_window};
+
+/// Prefetch hint for the bytes `PREFETCH_DISTANCE` after `at` in `buf`'s memory, which
+/// may lie past the end of `buf` (in a contiguous stream, the next messages). A prefetch
+/// is a hint, not a read: it returns nothing and cannot fault. A no-op on other
+/// architectures, under miri and with `--cfg rpcscan_disable_simd`.
+#[inline(always)]
+pub(crate) fn prefetch_ahead(buf: &[u8], at: usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        let ptr = buf
+            .as_ptr()
+            .wrapping_add(at)
+            .wrapping_add(PREFETCH_DISTANCE);
+        // SAFETY: PREFETCHT0 only hints the cache; it accesses no memory architecturally
+        // and never faults, whatever the address (SSE, part of the x86_64 baseline).
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast())
+        };
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
+    let _ = (buf, at);
+}
+
+/// How far ahead the block loops hint: 1 KiB gained less at 200 MB (envelope 81-82% of
+/// the 1 MB throughput instead of 82-84%).
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+const PREFETCH_DISTANCE: usize = 4096;
 
 /// The rest of a string from `from` (just inside it): the offset after the closing quote
 /// and whether it had escapes. One call per string, whatever its escapes.
