@@ -219,9 +219,10 @@ where
     }
 
     /// Computes the next block: its offset and tokens; `None` at the end of the message or
-    /// when a check failed. Out of line: it runs once per 64 bytes, and `next` is inlined
-    /// at many call sites.
-    #[inline(never)]
+    /// when a check failed. Left to the compiler, which inlines it where it pays: forced out
+    /// of line it measured 3-4% slower in strict mode; forced into every `next` it was 1-2%
+    /// faster still, for 140 KB more code.
+    #[inline]
     fn advance(&mut self) -> Option<Pos> {
         let base = self.next_base;
         if base >= self.buf.len() || self.failed {
