@@ -217,14 +217,21 @@ fn string_avx512(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
     let v = load512(rest.get(..64).unwrap_or(rest));
     let special =
         eq512(v, b'"') | eq512(v, b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
-    if special != 0 {
-        let k = special.trailing_zeros();
-        let before = (1u64 << k) - 1;
-        if rest.get(k as usize) == Some(&b'"') && _mm512_movepi8_mask(v) & before == 0 {
-            return Ok((start + k as usize + 1, false));
-        }
+    if let Some(end) = plain_string_end(rest, special, _mm512_movepi8_mask(v)) {
+        return Ok((start + end, false));
     }
     crate::scan::envelope::checked_string::<false>(buf, open)
+}
+
+/// The shared decision of the inline string looks: given the masks of a window over a
+/// string's contents (`special`: quotes, backslashes, control bytes; `high`: bytes above
+/// 0x7F), the offset after the closing quote when the first special byte is a quote and no
+/// byte before it is above 0x7F; `None` sends the string to the portable scan.
+#[inline(always)]
+fn plain_string_end(window: &[u8], special: u64, high: u64) -> Option<usize> {
+    let k = special.trailing_zeros();
+    let before = 1u64.checked_shl(k).map_or(u64::MAX, |bit| bit - 1);
+    (window.get(k as usize) == Some(&b'"') && high & before == 0).then_some(k as usize + 1)
 }
 
 /// [`string_avx512`] with a 32-byte look, when 32 bytes follow the opening quote.
@@ -239,12 +246,8 @@ fn string_avx2(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
             _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')),
             in_range256(v, 0, 0x1F),
         ));
-        if special != 0 {
-            let k = special.trailing_zeros();
-            let before = (1u64 << k) - 1;
-            if chunk.get(k as usize) == Some(&b'"') && bits256(v) & before == 0 {
-                return Ok((start + k as usize + 1, false));
-            }
+        if let Some(end) = plain_string_end(chunk, special, bits256(v)) {
+            return Ok((start + end, false));
         }
     }
     crate::scan::envelope::checked_string::<false>(buf, open)
