@@ -25,9 +25,9 @@ struct Fast<'a, B> {
     tokens: Cursor<'a, B>,
 }
 
-/// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked here only
-/// over the blocks that have a byte that is not ASCII (most messages are all ASCII: no
-/// validator call at all).
+/// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked by stage 1
+/// itself (AVX-512), or here over the blocks that have a byte that is not ASCII (most
+/// messages are all ASCII: no validator call at all).
 /// `block` is the kernel level's block function (`simd::tokens::block` with its kernels).
 #[inline]
 pub(crate) fn walk<B>(

@@ -13,7 +13,14 @@
 //! - **tokens**: the structural characters `{}[],:` outside strings, every unescaped quote
 //!   (opening and closing), and the first byte of every run of other non-whitespace bytes
 //!   outside strings (a number, a literal, or garbage — stage 2 parses it exactly and checks
-//!   that the parse used the whole run).
+//!   that the parse used the whole run);
+//! - **UTF-8**, on levels that check it in the block (AVX-512: the lookup method on the
+//!   register stage 1 already holds, one branch for an all-ASCII block); its verdict is
+//!   gathered in the carry and read once by [`Cursor::finish`], so no token waits for it.
+//!   Other levels leave UTF-8 to one validator call (simdutf8) over the range of blocks
+//!   that hold non-ASCII bytes ([`Cursor::non_ascii`]). On generated MCP traffic, where a
+//!   third of the messages and of the blocks hold non-ASCII bytes, the in-block check cut
+//!   the UTF-8 share of strict mode's time by about a third (module `x86`, closing note).
 //!
 //! [`Cursor::next`] hands the tokens to stage 2 (`scan::fast`) one at a time, computing a
 //! block only when the previous one is used up; a block with a failed check stops the
@@ -51,6 +58,30 @@ pub(crate) struct EscapeMasks {
     pub(crate) hex: u64,
 }
 
+/// What UTF-8 validation inside stage 1 hands from one block to the next (levels that
+/// validate there: AVX-512).
+#[derive(Clone, Copy)]
+pub(crate) struct Utf8Carry {
+    /// The last four bytes of the previous block (spaces after an all-ASCII one, which
+    /// the check treats alike).
+    pub(crate) tail: u32,
+    /// The previous block ended inside a multi-byte character.
+    pub(crate) incomplete: bool,
+    /// A block so far was not UTF-8. Read once, at the end of the message: a verdict
+    /// that every block waited for would put the check on the token stream's path.
+    pub(crate) invalid: bool,
+}
+
+impl Default for Utf8Carry {
+    fn default() -> Self {
+        Utf8Carry {
+            tail: u32::from_le_bytes([b' '; 4]),
+            incomplete: false,
+            invalid: false,
+        }
+    }
+}
+
 /// What one block hands to the next.
 #[derive(Default)]
 pub(crate) struct Carry {
@@ -62,13 +93,21 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
-    /// The last block had a byte that is not ASCII.
+    /// The last block had a byte that is not ASCII, and the level left UTF-8 to the
+    /// cursor's range (see [`Cursor::non_ascii`]).
     non_ascii: bool,
+    /// For levels that validate UTF-8 in the block.
+    pub(crate) utf8: Utf8Carry,
 }
 
 /// Checks one block: its tokens, or `None` when a check failed. Every level's block
-/// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`);
-/// `C` is what the kernels read (64 bytes, or a loaded vector register).
+/// function is this, with that level's kernels inlined (`masks`, `escapes`, `prefix_xor`,
+/// `utf8`); `C` is what the kernels read (64 bytes, or a loaded vector register).
+///
+/// `utf8` is given the block, its non-ASCII mask and the UTF-8 carry, which it updates
+/// (an invalid block sets `invalid`, read by [`Cursor::finish`]); it answers `true` on
+/// levels that validate UTF-8 here, `false` on levels that leave it to one validator call
+/// over the range of non-ASCII blocks after the walk.
 #[inline(always)]
 pub(crate) fn block<C>(
     carry: &mut Carry,
@@ -76,9 +115,11 @@ pub(crate) fn block<C>(
     masks: impl Fn(&C) -> TokenMasks,
     escapes: impl Fn(&C) -> EscapeMasks,
     prefix_xor: impl Fn(u64) -> u64,
+    utf8: impl Fn(&C, u64, &mut Utf8Carry) -> bool,
 ) -> Option<u64> {
     let m = masks(chunk);
-    carry.non_ascii = m.high != 0;
+    let checked = utf8(chunk, m.high, &mut carry.utf8);
+    carry.non_ascii = m.high != 0 && !checked;
     let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
@@ -203,14 +244,16 @@ where
                 return false;
             }
         }
-        !self.failed
+        // Levels that check UTF-8 per block: no invalid block, and the message does not
+        // end inside a character.
+        !self.failed && !self.carry.utf8.invalid && !self.carry.utf8.incomplete
     }
 
     /// The part of the message UTF-8 validation must look at (after [`finish`]): from the
     /// first block with a byte that is not ASCII to the end of the last such block. Both
     /// ends are character boundaries: the block before the range is all ASCII, and a
     /// character that crosses the range's last block boundary would put a non-ASCII byte
-    /// in the next block. Stage 1 itself does not check UTF-8.
+    /// in the next block. Empty on levels that check UTF-8 in the block.
     ///
     /// [`finish`]: Cursor::finish
     #[inline(always)]
@@ -265,7 +308,9 @@ mod tests {
     ) -> Option<Vec<usize>> {
         let mut c = Cursor::new(buf, |carry: &mut Carry, bytes: &[u8]| {
             let chunk = padded(bytes);
-            block(carry, &chunk, &masks, &escapes, &prefix_xor)
+            block(carry, &chunk, &masks, &escapes, &prefix_xor, |_, _, _| {
+                false
+            })
         });
         let mut v = Vec::new();
         while let Some(t) = c.next() {
