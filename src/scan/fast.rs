@@ -19,18 +19,19 @@ use crate::simd::tokens::{Carry, Cursor, Pos};
 pub(crate) struct Bail;
 
 /// The token-stream source of the walk.
-struct Fast<'a, B> {
+struct Fast<'a, B, const RANGE_UTF8: bool> {
     buf: &'a [u8],
     max_depth: usize,
-    tokens: Cursor<'a, B>,
+    tokens: Cursor<'a, B, RANGE_UTF8>,
 }
 
 /// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked by stage 1
 /// itself (AVX-512), or here over the blocks that have a byte that is not ASCII (most
 /// messages are all ASCII: no validator call at all).
-/// `block` is the kernel level's block function (`simd::tokens::block` with its kernels).
+/// `block` is the kernel level's block function (`simd::tokens::block` with its kernels);
+/// `RANGE_UTF8` says the level leaves UTF-8 to the range check here.
 #[inline]
-pub(crate) fn walk<B>(
+pub(crate) fn walk<B, const RANGE_UTF8: bool>(
     buf: &[u8],
     max_depth: usize,
     block: B,
@@ -39,7 +40,7 @@ pub(crate) fn walk<B>(
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
-    let mut s = Fast {
+    let mut s = Fast::<_, RANGE_UTF8> {
         buf,
         max_depth,
         tokens: Cursor::new(buf, block),
@@ -63,7 +64,7 @@ where
         return None;
     }
     let non_ascii = s.tokens.non_ascii();
-    if !non_ascii.is_empty() {
+    if RANGE_UTF8 && !non_ascii.is_empty() {
         let part = buf.get(non_ascii).unwrap_or_default();
         if crate::json::utf8::validate(part).is_err() {
             return None;
@@ -90,7 +91,7 @@ fn ends_scalar(b: Option<&u8>) -> bool {
     )
 }
 
-impl<'a, B> Fast<'a, B>
+impl<'a, B, const RANGE_UTF8: bool> Fast<'a, B, RANGE_UTF8>
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
@@ -231,7 +232,7 @@ where
     }
 }
 
-impl<'a, B> Source<'a> for Fast<'a, B>
+impl<'a, B, const RANGE_UTF8: bool> Source<'a> for Fast<'a, B, RANGE_UTF8>
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {

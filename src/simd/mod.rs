@@ -182,7 +182,7 @@ pub(crate) fn strict_fast_at(
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
             unsafe { x86::strict_fast_avx2(buf, max_depth, facts) }
         }
-        _ => crate::scan::fast::walk(
+        _ => crate::scan::fast::walk::<_, true>(
             buf,
             max_depth,
             |carry: &mut tokens::Carry, bytes: &[u8]| {
@@ -193,7 +193,7 @@ pub(crate) fn strict_fast_at(
                     scalar::token_masks,
                     scalar::escape_masks,
                     scalar::prefix_xor,
-                    |_, _, _| false,
+                    |_, _, _| {},
                 )
             },
             facts,

@@ -72,10 +72,15 @@ pub(crate) struct Utf8Carry {
     pub(crate) invalid: bool,
 }
 
+impl Utf8Carry {
+    /// The `tail` after an all-ASCII block (or before the first one).
+    pub(crate) const ASCII_TAIL: u32 = u32::from_le_bytes([b' '; 4]);
+}
+
 impl Default for Utf8Carry {
     fn default() -> Self {
         Utf8Carry {
-            tail: u32::from_le_bytes([b' '; 4]),
+            tail: Self::ASCII_TAIL,
             incomplete: false,
             invalid: false,
         }
@@ -93,8 +98,7 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
-    /// The last block had a byte that is not ASCII, and the level left UTF-8 to the
-    /// cursor's range (see [`Cursor::non_ascii`]).
+    /// The last block had a byte that is not ASCII.
     non_ascii: bool,
     /// For levels that validate UTF-8 in the block.
     pub(crate) utf8: Utf8Carry,
@@ -105,9 +109,9 @@ pub(crate) struct Carry {
 /// `utf8`); `C` is what the kernels read (64 bytes, or a loaded vector register).
 ///
 /// `utf8` is given the block, its non-ASCII mask and the UTF-8 carry, which it updates
-/// (an invalid block sets `invalid`, read by [`Cursor::finish`]); it answers `true` on
-/// levels that validate UTF-8 here, `false` on levels that leave it to one validator call
-/// over the range of non-ASCII blocks after the walk.
+/// (an invalid block sets `invalid`, read by [`Cursor::finish`]); levels that leave UTF-8
+/// to one validator call over the range of non-ASCII blocks after the walk pass a closure
+/// that does nothing (and a [`Cursor`] with `RANGE_UTF8`).
 #[inline(always)]
 pub(crate) fn block<C>(
     carry: &mut Carry,
@@ -115,11 +119,11 @@ pub(crate) fn block<C>(
     masks: impl Fn(&C) -> TokenMasks,
     escapes: impl Fn(&C) -> EscapeMasks,
     prefix_xor: impl Fn(u64) -> u64,
-    utf8: impl Fn(&C, u64, &mut Utf8Carry) -> bool,
+    utf8: impl Fn(&C, u64, &mut Utf8Carry),
 ) -> Option<u64> {
     let m = masks(chunk);
-    let checked = utf8(chunk, m.high, &mut carry.utf8);
-    carry.non_ascii = m.high != 0 && !checked;
+    utf8(chunk, m.high, &mut carry.utf8);
+    carry.non_ascii = m.high != 0;
     let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
@@ -173,8 +177,11 @@ pub(crate) struct Pos {
 
 /// The token stream of one message (see the module docs). `B` is the level's block
 /// function (one call per 64 bytes; see [`block`]): it is given the next 64 bytes, or the
-/// last 1 to 63, and reads them as if followed by spaces.
-pub(crate) struct Cursor<'a, B> {
+/// last 1 to 63, and reads them as if followed by spaces. `RANGE_UTF8`: the level leaves
+/// UTF-8 to one validator call over [`Cursor::non_ascii`], which the cursor then keeps up
+/// per block; a level that checks UTF-8 in the block does no such bookkeeping (a constant,
+/// so the work is compiled out, not skipped at run time).
+pub(crate) struct Cursor<'a, B, const RANGE_UTF8: bool> {
     buf: &'a [u8],
     /// The current block and its remaining tokens (for [`Cursor::next`]).
     pos: Pos,
@@ -189,7 +196,7 @@ pub(crate) struct Cursor<'a, B> {
     block: B,
 }
 
-impl<'a, B> Cursor<'a, B>
+impl<'a, B, const RANGE_UTF8: bool> Cursor<'a, B, RANGE_UTF8>
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
@@ -263,7 +270,7 @@ where
     /// first block with a byte that is not ASCII to the end of the last such block. Both
     /// ends are character boundaries: the block before the range is all ASCII, and a
     /// character that crosses the range's last block boundary would put a non-ASCII byte
-    /// in the next block. Empty on levels that check UTF-8 in the block.
+    /// in the next block. Always empty without `RANGE_UTF8`.
     ///
     /// [`finish`]: Cursor::finish
     #[inline(always)]
@@ -287,12 +294,14 @@ where
         let chunk = self.buf.get(base..end).unwrap_or_default();
         match (self.block)(&mut self.carry, chunk) {
             Some(bits) => {
-                // Without branches: whether a block has non-ASCII bytes varies block to
-                // block in real traffic.
-                let non_ascii = self.carry.non_ascii;
-                let first = non_ascii & self.non_ascii.is_empty();
-                self.non_ascii.start = if first { base } else { self.non_ascii.start };
-                self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
+                if RANGE_UTF8 {
+                    // Without branches: whether a block has non-ASCII bytes varies block to
+                    // block in real traffic.
+                    let non_ascii = self.carry.non_ascii;
+                    let first = non_ascii & self.non_ascii.is_empty();
+                    self.non_ascii.start = if first { base } else { self.non_ascii.start };
+                    self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
+                }
                 Some(Pos { base, bits })
             }
             None => {
@@ -316,11 +325,9 @@ mod tests {
         escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
         prefix_xor: impl Fn(u64) -> u64,
     ) -> Option<Vec<usize>> {
-        let mut c = Cursor::new(buf, |carry: &mut Carry, bytes: &[u8]| {
+        let mut c = Cursor::<_, true>::new(buf, |carry: &mut Carry, bytes: &[u8]| {
             let chunk = padded(bytes);
-            block(carry, &chunk, &masks, &escapes, &prefix_xor, |_, _, _| {
-                false
-            })
+            block(carry, &chunk, &masks, &escapes, &prefix_xor, |_, _, _| {})
         });
         let mut v = Vec::new();
         while let Some(t) = c.next() {

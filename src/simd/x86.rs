@@ -454,7 +454,7 @@ mod class {
 /// The class bytes of a block for one table pair (see [`class`]).
 #[target_feature(enable = "avx512bw,avx2")]
 fn classes512(v: __m512i, (lo, hi): ([u8; 16], [u8; 16])) -> __m512i {
-    let table = |t: [u8; 16]| _mm512_broadcast_i32x4(table128(t));
+    let table = |t: [u8; 16]| table512(t);
     let nibble = _mm512_set1_epi8(0x0F);
     let low = _mm512_and_si512(v, nibble);
     let high = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
@@ -462,6 +462,12 @@ fn classes512(v: __m512i, (lo, hi): ([u8; 16], [u8; 16])) -> __m512i {
         _mm512_shuffle_epi8(table(lo), low),
         _mm512_shuffle_epi8(table(hi), high),
     )
+}
+
+/// A 16-byte table in every lane of a 512-bit register (for `vpshufb` lookups).
+#[target_feature(enable = "avx512bw,avx2")]
+fn table512(t: [u8; 16]) -> __m512i {
+    _mm512_broadcast_i32x4(table128(t))
 }
 
 /// A 16-byte table in a register.
@@ -515,7 +521,7 @@ fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
         |c| token_masks_avx2(c),
         |c| escape_masks_avx2(c),
         |x| prefix_xor_clmul(x),
-        |_, _, _| false,
+        |_, _, _| {},
     )
 }
 
@@ -529,10 +535,7 @@ fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
         |v| token_masks_avx512(*v),
         |v| escape_masks_avx512(*v),
         |x| prefix_xor_clmul(x),
-        |v, high, utf8| {
-            utf8_block_avx512(*v, high, utf8);
-            true
-        },
+        |v, high, utf8| utf8_block_avx512(*v, high, utf8),
     )
 }
 
@@ -549,7 +552,7 @@ fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
 fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut tokens::Utf8Carry) {
     use utf8_tables::*;
     if high == 0 && !utf8.incomplete {
-        utf8.tail = tokens::Utf8Carry::default().tail;
+        utf8.tail = tokens::Utf8Carry::ASCII_TAIL;
         return;
     }
     // Each 16-byte lane preceded by the 16 bytes before it: lane 0 by the previous block's
@@ -558,7 +561,7 @@ fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut tokens::Utf8Carry) {
     let prev1 = _mm512_alignr_epi8::<15>(v, before);
     let prev2 = _mm512_alignr_epi8::<14>(v, before);
     let prev3 = _mm512_alignr_epi8::<13>(v, before);
-    let table = |t: [u8; 16]| _mm512_broadcast_i32x4(table128(t));
+    let table = |t: [u8; 16]| table512(t);
     let nibble = _mm512_set1_epi8(0x0F);
     let high_nibble = |x: __m512i| _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
     let special = _mm512_and_si512(
@@ -667,7 +670,7 @@ pub(super) unsafe fn strict_fast_avx2(
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    crate::scan::fast::walk(
+    crate::scan::fast::walk::<_, true>(
         buf,
         max_depth,
         |carry: &mut Carry, bytes: &[u8]| {
@@ -687,7 +690,7 @@ pub(super) unsafe fn strict_fast_avx512(
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    crate::scan::fast::walk(
+    crate::scan::fast::walk::<_, false>(
         buf,
         max_depth,
         |carry: &mut Carry, bytes: &[u8]| {
