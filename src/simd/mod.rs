@@ -193,7 +193,7 @@ pub(crate) fn strict_fast_at(
                     scalar::token_masks,
                     scalar::escape_masks,
                     scalar::prefix_xor,
-                    |_, _, _| {},
+                    tokens::range_utf8,
                 )
             },
             facts,

@@ -58,8 +58,10 @@ pub(crate) struct EscapeMasks {
     pub(crate) hex: u64,
 }
 
-/// What UTF-8 validation inside stage 1 hands from one block to the next (levels that
-/// validate there: AVX-512).
+/// What a level's UTF-8 step hands from one block to the next: the state of the check
+/// inside stage 1 (levels that validate there: AVX-512), or whether the block had a byte
+/// that is not ASCII (levels that leave UTF-8 to one validator call over those blocks:
+/// [`range_utf8`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Utf8Carry {
     /// The last four bytes of the previous block (spaces after an all-ASCII one, which
@@ -70,6 +72,8 @@ pub(crate) struct Utf8Carry {
     /// A block so far was not UTF-8. Read once, at the end of the message: a verdict
     /// that every block waited for would put the check on the token stream's path.
     pub(crate) invalid: bool,
+    /// The last block had a byte that is not ASCII (kept by [`range_utf8`] only).
+    non_ascii: bool,
 }
 
 impl Utf8Carry {
@@ -83,6 +87,7 @@ impl Default for Utf8Carry {
             tail: Self::ASCII_TAIL,
             incomplete: false,
             invalid: false,
+            non_ascii: false,
         }
     }
 }
@@ -98,9 +103,7 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
-    /// The last block had a byte that is not ASCII.
-    non_ascii: bool,
-    /// For levels that validate UTF-8 in the block.
+    /// For the level's UTF-8 step.
     pub(crate) utf8: Utf8Carry,
 }
 
@@ -110,8 +113,8 @@ pub(crate) struct Carry {
 ///
 /// `utf8` is given the block, its non-ASCII mask and the UTF-8 carry, which it updates
 /// (an invalid block sets `invalid`, read by [`Cursor::finish`]); levels that leave UTF-8
-/// to one validator call over the range of non-ASCII blocks after the walk pass a closure
-/// that does nothing (and a [`Cursor`] with `RANGE_UTF8`).
+/// to one validator call over the range of non-ASCII blocks after the walk pass
+/// [`range_utf8`] (and a [`Cursor`] with `RANGE_UTF8`).
 #[inline(always)]
 pub(crate) fn block<C>(
     carry: &mut Carry,
@@ -123,7 +126,6 @@ pub(crate) fn block<C>(
 ) -> Option<u64> {
     let m = masks(chunk);
     utf8(chunk, m.high, &mut carry.utf8);
-    carry.non_ascii = m.high != 0;
     let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
@@ -142,6 +144,13 @@ pub(crate) fn block<C>(
     let starts = scalar & !((scalar << 1) | carry.prev_scalar);
     carry.prev_scalar = scalar >> 63;
     (bad == 0).then_some(op | quotes | starts)
+}
+
+/// The UTF-8 step of levels that leave UTF-8 to one validator call after the walk: it only
+/// notes whether the block has a byte that is not ASCII, for [`Cursor::non_ascii`].
+#[inline(always)]
+pub(crate) fn range_utf8<C>(_: &C, high: u64, utf8: &mut Utf8Carry) {
+    utf8.non_ascii = high != 0;
 }
 
 /// Where the four hex digits after each escaped `u` (bits of `u`) must stand: in this
@@ -297,7 +306,7 @@ where
                 if RANGE_UTF8 {
                     // Without branches: whether a block has non-ASCII bytes varies block to
                     // block in real traffic.
-                    let non_ascii = self.carry.non_ascii;
+                    let non_ascii = self.carry.utf8.non_ascii;
                     let first = non_ascii & self.non_ascii.is_empty();
                     self.non_ascii.start = if first { base } else { self.non_ascii.start };
                     self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
@@ -327,7 +336,7 @@ mod tests {
     ) -> Option<Vec<usize>> {
         let mut c = Cursor::<_, true>::new(buf, |carry: &mut Carry, bytes: &[u8]| {
             let chunk = padded(bytes);
-            block(carry, &chunk, &masks, &escapes, &prefix_xor, |_, _, _| {})
+            block(carry, &chunk, &masks, &escapes, &prefix_xor, range_utf8)
         });
         let mut v = Vec::new();
         while let Some(t) = c.next() {

@@ -454,13 +454,12 @@ mod class {
 /// The class bytes of a block for one table pair (see [`class`]).
 #[target_feature(enable = "avx512bw,avx2")]
 fn classes512(v: __m512i, (lo, hi): ([u8; 16], [u8; 16])) -> __m512i {
-    let table = |t: [u8; 16]| table512(t);
     let nibble = _mm512_set1_epi8(0x0F);
     let low = _mm512_and_si512(v, nibble);
     let high = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
     _mm512_and_si512(
-        _mm512_shuffle_epi8(table(lo), low),
-        _mm512_shuffle_epi8(table(hi), high),
+        _mm512_shuffle_epi8(table512(lo), low),
+        _mm512_shuffle_epi8(table512(hi), high),
     )
 }
 
@@ -521,7 +520,7 @@ fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
         |c| token_masks_avx2(c),
         |c| escape_masks_avx2(c),
         |x| prefix_xor_clmul(x),
-        |_, _, _| {},
+        tokens::range_utf8,
     )
 }
 
@@ -561,15 +560,14 @@ fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut tokens::Utf8Carry) {
     let prev1 = _mm512_alignr_epi8::<15>(v, before);
     let prev2 = _mm512_alignr_epi8::<14>(v, before);
     let prev3 = _mm512_alignr_epi8::<13>(v, before);
-    let table = |t: [u8; 16]| table512(t);
     let nibble = _mm512_set1_epi8(0x0F);
     let high_nibble = |x: __m512i| _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
     let special = _mm512_and_si512(
         _mm512_and_si512(
-            _mm512_shuffle_epi8(table(BYTE_1_HIGH), high_nibble(prev1)),
-            _mm512_shuffle_epi8(table(BYTE_1_LOW), _mm512_and_si512(prev1, nibble)),
+            _mm512_shuffle_epi8(table512(BYTE_1_HIGH), high_nibble(prev1)),
+            _mm512_shuffle_epi8(table512(BYTE_1_LOW), _mm512_and_si512(prev1, nibble)),
         ),
-        _mm512_shuffle_epi8(table(BYTE_2_HIGH), high_nibble(v)),
+        _mm512_shuffle_epi8(table512(BYTE_2_HIGH), high_nibble(v)),
     );
     // Third and fourth bytes of a character: 0x80 where one must stand.
     let must_continue = _mm512_and_si512(
