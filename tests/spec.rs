@@ -80,6 +80,7 @@ fn section_2_json_validity() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "nesting 500 000 deep: native only")]
 fn section_2_generated_examples() {
     for (msg, want, id) in table::generated() {
         check_case(&msg, want, id);
