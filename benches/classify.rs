@@ -18,9 +18,9 @@ use std::hint::black_box;
 
 type Counts = [usize; 5];
 
-#[path = "baselines.rs"]
-mod baselines;
-use baselines::{serde_raw, serde_value, simd_json_borrowed, sonic_checked, sonic_unchecked};
+use rpcscan_benchmarks::baselines::{
+    serde_raw, serde_value, simd_json_borrowed, sonic_checked, sonic_unchecked,
+};
 
 fn count(lines: &[&[u8]], mut f: impl FnMut(&[u8]) -> Kind) -> Counts {
     let mut counts = [0; 5];

@@ -23,7 +23,7 @@ fn main() -> io::Result<()> {
     for line in input.split(|&b| b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            continue; // blank lines are not messages (SPEC §7)
+            continue; // blank lines are not messages (docs/spec.md §7)
         }
         let kind = rpcscan::classify(line);
         counts[kind as usize] += 1;

@@ -9,7 +9,7 @@
 //! What it does, per line from the client:
 //!
 //! * **invalid** (not JSON, not a JSON-RPC message): answered by the proxy with -32700 or
-//!   -32600 and the recovered id (SPEC §4); a line over `--max-line` is answered with
+//!   -32600 and the recovered id (docs/spec.md §4); a line over `--max-line` is answered with
 //!   -32700 and id `null`; the stream goes on.
 //! * **request** whose method is not in the allow-list: answered by the proxy with -32601
 //!   and the request's raw id; the server never sees it.

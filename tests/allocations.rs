@@ -1,8 +1,7 @@
 //! Classifying and parsing allocate nothing (a counting global allocator proves it).
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-use counting_alloc::allocations_during;
+rpcscan_testkit::install_counting_allocator!();
+use rpcscan_testkit::alloc::allocations_during;
 
 use rpcscan::{Parser, Validation};
 

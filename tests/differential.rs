@@ -1,20 +1,17 @@
-//! Differential property test (SPEC §8): rpcscan against the serde_json-based oracle on
+//! Differential property test (docs/spec.md §8): rpcscan against the serde_json-based oracle on
 //! generated nasty messages and byte mutations of them. Kind, code, -32600 reason, ids,
 //! decoded methods and error codes must agree; envelope mode must agree with strict mode on
 //! every valid JSON text.
 
-#[allow(dead_code)]
-#[path = "../fuzz/src/check.rs"]
-mod check;
-
 use proptest::prelude::*;
 use rpcscan::{Parser, Validation};
 use rpcscan_oracle as oracle;
+use rpcscan_testkit::check;
 
 const ENVELOPE: Parser = Parser::new().validation(Validation::Envelope);
 
 /// Asserts rpcscan and the oracle agree on `msg` (the fuzz targets' own assertion,
-/// `fuzz/src/check.rs`), and envelope mode with strict mode; returns the oracle's verdict.
+/// `rpcscan_testkit::check`), and envelope mode with strict mode; returns the oracle's verdict.
 fn agree(msg: &[u8]) -> oracle::Verdict {
     let want = oracle::classify(msg);
     let got = rpcscan::parse(msg);

@@ -1,4 +1,4 @@
-//! The framings of SPEC §7 as tables, then as properties: every chunking of a stream gives
+//! The framings of docs/spec.md §7 as tables, then as properties: every chunking of a stream gives
 //! the same frames and errors as the whole stream, for every framing; the buffer stays
 //! bounded; `ndjson_messages` agrees with `NdjsonDecoder`; `OwnedMessage` agrees with
 //! `Message`; and (feature `tokio`) a bad frame is an item of a `FramedRead`, not its end.

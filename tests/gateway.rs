@@ -2,9 +2,8 @@
 //! `Raw::get`) against the oracle, MCP routing keys, the Streamable HTTP header check,
 //! response bytes, id rewriting round trips, and the no-allocation promises.
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
-use counting_alloc::allocations_during;
+rpcscan_testkit::install_counting_allocator!();
+use rpcscan_testkit::alloc::allocations_during;
 
 use proptest::prelude::*;
 use rpcscan::mcp::{

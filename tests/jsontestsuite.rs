@@ -1,8 +1,8 @@
-//! JSONTestSuite against the strict validator and the classifier (SPEC §9).
+//! JSONTestSuite against the strict validator and the classifier (docs/spec.md §9).
 //!
 //! Each file of `test_parsing/` is one JSON text (top-level scalars are valid JSON, just not
 //! valid messages): every `y_` file is accepted, every `n_` file rejected, and every `i_`
-//! file gets the SPEC §2 stance listed in [`I_STANCES`](rpcscan_oracle::suite::I_STANCES) — a new `i_` file fails the test
+//! file gets the docs/spec.md §2 stance listed in [`I_STANCES`](rpcscan_oracle::suite::I_STANCES) — a new `i_` file fails the test
 //! until it is listed. Each accepted file, wrapped as the `params` element of a
 //! notification, classifies as a notification in strict and envelope mode. The oracle
 //! (`rpcscan-oracle`) must agree on every file. A missing suite folder is a failure, not a
@@ -63,7 +63,7 @@ fn i_files_get_their_listed_stance() {
     for case in cases.iter().filter(|c| c.name.starts_with("i_")) {
         match case.expected() {
             None => failures.push(format!(
-                "{}: new i_ file, add it to I_STANCES with its SPEC §2 verdict",
+                "{}: new i_ file, add it to I_STANCES with its docs/spec.md §2 verdict",
                 case.name
             )),
             Some(valid) => {
@@ -135,7 +135,7 @@ fn oracle_agrees_on_every_file() {
         if let Some(expected) = case.expected() {
             if oracle != expected {
                 failures.push(format!(
-                    "{}: oracle valid={oracle}, SPEC says {expected}",
+                    "{}: oracle valid={oracle}, docs/spec.md says {expected}",
                     case.name
                 ));
             }

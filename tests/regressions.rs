@@ -1,23 +1,12 @@
 //! Fuzzing findings, one named test each, replayed through the exact property the fuzz
-//! target checks (`fuzz/src/check.rs`, `fuzz/src/frames.rs` and `fuzz/src/gateway.rs` are
-//! compiled in here), plus a replay of every committed seed corpus so the properties also
+//! target checks (`rpcscan_testkit`'s `check`, `frames` and `gateway`), plus a replay of every committed seed corpus so the properties also
 //! run on stable, in every `cargo test`.
 //!
 //! Adding a finding: minimize it (`cargo +nightly fuzz tmin <target> <artifact>`), put the
 //! bytes inline in a new `#[test]` named after what broke, and say in a comment what the
 //! bug was and where it was fixed.
 
-#[allow(dead_code)]
-#[path = "../fuzz/src/check.rs"]
-mod check;
-
-#[allow(dead_code)]
-#[path = "../fuzz/src/frames.rs"]
-mod frames;
-
-#[allow(dead_code)]
-#[path = "../fuzz/src/gateway.rs"]
-mod gateway;
+use rpcscan_testkit::{check, frames, gateway};
 
 use std::path::Path;
 

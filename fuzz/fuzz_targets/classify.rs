@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    rpcscan_fuzz::check::classify(data);
+    rpcscan_testkit::check::classify(data);
 });

@@ -5,5 +5,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    rpcscan_fuzz::check::differential(data);
+    rpcscan_testkit::check::differential(data);
 });

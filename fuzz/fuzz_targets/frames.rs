@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rpcscan_fuzz::frames::{frames, Input};
+use rpcscan_testkit::frames::{frames, Input};
 
 fuzz_target!(|data: &[u8]| {
     frames(&Input::from_bytes(data));

@@ -7,5 +7,5 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    rpcscan_fuzz::gateway::gateway(data);
+    rpcscan_testkit::gateway::gateway(data);
 });

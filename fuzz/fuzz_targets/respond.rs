@@ -1,4 +1,4 @@
-//! Error responses built for any message are JSON, carry the SPEC §4 bytes and echo the id
+//! Error responses built for any message are JSON, carry the docs/spec.md §4 bytes and echo the id
 //! exactly. The free-form response's code and text come from the same bytes, so that the
 //! seed corpus stays plain messages.
 #![no_main]
@@ -13,5 +13,5 @@ fuzz_target!(|data: &[u8]| {
     tail[..n].copy_from_slice(&data[data.len() - n..]);
     let code = i64::from_le_bytes(tail);
     let message = String::from_utf8_lossy(&data[..data.len().min(256)]);
-    rpcscan_fuzz::check::respond(data, code, &message);
+    rpcscan_testkit::check::respond(data, code, &message);
 });

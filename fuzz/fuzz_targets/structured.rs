@@ -5,7 +5,8 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use rpcscan_fuzz::{check, model::Generated};
+use rpcscan_fuzz::model::Generated;
+use rpcscan_testkit::check;
 
 #[derive(Arbitrary, Debug)]
 enum Input {

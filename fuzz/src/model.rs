@@ -71,7 +71,7 @@ impl<'a> Arbitrary<'a> for Generated {
     }
 }
 
-/// The six envelope keys (SPEC §3).
+/// The six envelope keys (docs/spec.md §3).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Key {
     Jsonrpc,
@@ -665,8 +665,8 @@ mod tests {
                 .map(|_| rng.next_u64() as u8)
                 .collect();
             let m = Generated::arbitrary(&mut Unstructured::new(&data)).unwrap();
-            let v = crate::check::differential(&m.bytes);
-            crate::check::accessors(&m.bytes, m.id.as_deref());
+            let v = rpcscan_testkit::check::differential(&m.bytes);
+            rpcscan_testkit::check::accessors(&m.bytes, m.id.as_deref());
             *kinds.entry(v.kind.as_str()).or_insert(0) += 1;
             *reasons.entry(v.reason.unwrap_or("-")).or_insert(0) += 1;
             known_ids += usize::from(m.id.is_some());

@@ -1,10 +1,10 @@
-//! The reference verdict: SPEC §3 and §4 applied, in the scanner's priority order, to the
+//! The reference verdict: docs/spec.md §3 and §4 applied, in the scanner's priority order, to the
 //! members of a message that [`crate::json`] has already proved to be strict JSON.
 
 use crate::json::{self, Member};
 use crate::{Kind, Verdict};
 
-/// The six top-level keys that matter (SPEC §3).
+/// The six top-level keys that matter (docs/spec.md §3).
 const ENVELOPE_KEYS: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
 
 /// JSON-RPC "Parse error".
@@ -12,7 +12,7 @@ pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC "Invalid Request".
 pub const INVALID_REQUEST: i64 = -32600;
 
-/// Strict-mode verdict for one message (SPEC §1–§4). Total: any bytes give a verdict.
+/// Strict-mode verdict for one message (docs/spec.md §1–§4). Total: any bytes give a verdict.
 pub fn classify(bytes: &[u8]) -> Verdict {
     let value = match json::parse(bytes) {
         Ok(value) => value.get(),
@@ -59,8 +59,8 @@ impl<'a> Envelope<'a> {
         self.values[slot].first().copied()
     }
 
-    /// SPEC §4: the id to echo in an Invalid Request answer — exactly one `id` member, and
-    /// it is a string or an integer literal.
+    /// docs/spec.md §4: the id to echo in an Invalid Request answer — exactly one `id`
+    /// member, and it is a string or an integer literal.
     fn recovered_id(&self) -> Option<String> {
         match self.values[1].as_slice() {
             [id] if is_string_or_integer(id) => Some((*id).to_owned()),
@@ -68,7 +68,7 @@ impl<'a> Envelope<'a> {
         }
     }
 
-    /// The rules, in the scanner's priority order; `Err` carries the SPEC §4 reason.
+    /// The rules, in the scanner's priority order; `Err` carries the docs/spec.md §4 reason.
     fn judge(&self) -> Result<Verdict, &'static str> {
         if self.values.iter().any(|v| v.len() > 1) {
             return Err("duplicate_key");

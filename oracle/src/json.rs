@@ -1,8 +1,8 @@
-//! Strict JSON validity (SPEC §2) built on serde_json's raw-value parser, plus the few
+//! Strict JSON validity (docs/spec.md §2) built on serde_json's raw-value parser, plus the few
 //! literal-level helpers the classifier needs: members of an object in source order, string
 //! decoding that tolerates lone surrogates, and the integer-literal test.
 //!
-//! serde_json does the grammar. What it does not do the way SPEC §2 wants is checked here,
+//! serde_json does the grammar. What it does not do the way docs/spec.md §2 wants is checked here,
 //! before the bytes reach it (each point has a test in `tests/serde_json_quirks.rs`):
 //!
 //! - UTF-8 is checked on the whole input with `std::str::from_utf8` (rejects overlong forms,
@@ -47,7 +47,7 @@ pub fn is_whitespace(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-/// True when `bytes` is one strict JSON text (SPEC §2) of any type, scalars included.
+/// True when `bytes` is one strict JSON text (docs/spec.md §2) of any type, scalars included.
 pub fn validate_json(bytes: &[u8]) -> bool {
     parse(bytes).is_ok()
 }

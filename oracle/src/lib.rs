@@ -1,4 +1,4 @@
-//! The one reference classifier of rpcscan (SPEC §8), and the generators that feed it.
+//! The one reference classifier of rpcscan (docs/spec.md §8), and the generators that feed it.
 //!
 //! Obviously correct rather than fast: serde_json does the JSON grammar, reading every
 //! member as a [`serde_json::value::RawValue`] so that nothing is decoded, merged or
@@ -18,11 +18,14 @@
 //! ```
 //!
 //! Map of the crate:
-//! - [`json`]: strict JSON validity (SPEC §2) and literal helpers;
-//! - `classify`: the envelope rules (SPEC §3, §4) → [`Verdict`];
+//! - [`json`]: strict JSON validity (docs/spec.md §2) and literal helpers;
+//! - `classify`: the envelope rules (docs/spec.md §3, §4) → [`Verdict`];
 //! - [`corpus`]: deterministic, realistic MCP NDJSON traffic for benches and examples;
 //! - [`gen`]: nasty near-valid messages and byte mutations for property tests and fuzzing;
-//! - [`rng`]: the splitmix64 generator both of them use.
+//! - [`rng`]: the splitmix64 generator both of them use;
+//! - [`suite`]: the JSONTestSuite files and the docs/spec.md §2 stance on each `i_` file;
+//! - [`table`]: the rule book's examples with their verdicts, checked against this oracle
+//!   and against the scanner.
 
 #![deny(missing_docs)]
 
@@ -32,11 +35,12 @@ pub mod gen;
 pub mod json;
 pub mod rng;
 pub mod suite;
+pub mod table;
 
 pub use classify::{classify, INVALID_REQUEST, PARSE_ERROR};
 pub use json::validate_json;
 
-/// The five verdicts of SPEC §1.
+/// The five verdicts of docs/spec.md §1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     /// `method` and an `id`.
@@ -71,7 +75,7 @@ pub struct Verdict {
     pub kind: Kind,
     /// `Some(-32700)` or `Some(-32600)` when invalid, else `None`.
     pub code: Option<i64>,
-    /// For `-32600`: the exact SPEC §4 reason name. For `-32700`: only the family is
+    /// For `-32600`: the exact docs/spec.md §4 reason name. For `-32700`: only the family is
     /// judged, so this is `"empty"` for whitespace-only input and `"parse"` otherwise.
     pub reason: Option<&'static str>,
     /// Raw id text exactly as in the bytes: the `id` member of a valid message (`"null"`

@@ -1,5 +1,5 @@
-//! The oracle's JSON validator against JSONTestSuite (SPEC §9): every `y_` file accepted,
-//! every `n_` file rejected, every `i_` file given the SPEC §2 stance listed below, and
+//! The oracle's JSON validator against JSONTestSuite (docs/spec.md §9): every `y_` file accepted,
+//! every `n_` file rejected, every `i_` file given the docs/spec.md §2 stance listed below, and
 //! every `y_` file wrapped in a notification's `params` classified as a notification.
 
 use rpcscan_oracle::suite::{cases, I_STANCES};

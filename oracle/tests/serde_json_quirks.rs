@@ -1,4 +1,4 @@
-//! What serde_json 1.x actually does on the edges SPEC §2 cares about, pinned down so the
+//! What serde_json 1.x actually does on the edges docs/spec.md §2 cares about, pinned down so the
 //! oracle's own checks (and the reasons for them) stay true when serde_json is upgraded.
 //! Each test says what serde_json does, then what the oracle does about it.
 

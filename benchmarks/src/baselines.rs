@@ -1,14 +1,14 @@
 //! The baseline classifiers of the comparison benchmark: what a gateway writes today with
-//! serde_json, simd-json or sonic-rs. Each extracts the envelope and applies SPEC §3 as far
-//! as its library allows (they differ from the rule book on edge cases such as duplicate
-//! keys, which the benchmark reports). Shared by `benches/classify.rs` and
-//! `examples/profile.rs`.
+//! serde_json, simd-json or sonic-rs. Each extracts the envelope and applies docs/spec.md §3
+//! as far as its library allows (they differ from the rule book on edge cases such as
+//! duplicate keys, which the benchmark reports). Used by the root crate's
+//! `benches/classify.rs` and by the `profile` and `ratios` programs.
 
 use rpcscan::Kind;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// What every baseline extracts; the kind follows SPEC §3 as far as each library allows.
+/// What every baseline extracts; the kind follows docs/spec.md §3 as far as each library allows.
 #[derive(Default)]
 struct Env {
     version_ok: bool,
@@ -62,6 +62,7 @@ fn raw_id_type(raw: &str) -> IdType {
     }
 }
 
+/// serde_json `Value`: the whole message as a tree, then the envelope read from it.
 pub fn serde_value(line: &[u8]) -> Kind {
     use serde_json::Value;
     let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(line) else {
@@ -110,6 +111,7 @@ struct RawError<'a> {
     message: &'a RawValue,
 }
 
+/// serde_json into an envelope struct of `RawValue`s: only the envelope is looked at.
 pub fn serde_raw(line: &[u8]) -> Kind {
     let Ok(e) = serde_json::from_slice::<RawEnvelope>(line) else {
         return Kind::Invalid;
@@ -129,6 +131,7 @@ pub fn serde_raw(line: &[u8]) -> Kind {
     env.kind()
 }
 
+/// simd-json borrowed values (copies `line` into `scratch` first: simd-json parses in place).
 pub fn simd_json_borrowed(line: &[u8], scratch: &mut Vec<u8>) -> Kind {
     use simd_json::prelude::*;
     use simd_json::BorrowedValue;
@@ -197,6 +200,7 @@ fn sonic_env<'a>(
     env.kind()
 }
 
+/// sonic-rs lazy object iterator over the top-level members, validating the JSON.
 pub fn sonic_checked(line: &[u8]) -> Kind {
     let Ok(text) = std::str::from_utf8(line) else {
         return Kind::Invalid;
@@ -204,7 +208,8 @@ pub fn sonic_checked(line: &[u8]) -> Kind {
     sonic_env(sonic_rs::to_object_iter(text))
 }
 
-/// Only defined on valid JSON: callers must filter their input first.
+/// sonic-rs lazy object iterator without validation. Only defined on valid JSON: callers
+/// must filter their input first.
 pub fn sonic_unchecked(line: &[u8]) -> Kind {
     let Ok(text) = std::str::from_utf8(line) else {
         return Kind::Invalid;

@@ -1,8 +1,7 @@
 //! The property of the `frames` target: every framing, fed one stream in any chunking,
 //! gives the same frames and errors as when fed the whole stream at once.
 //!
-//! Like `check.rs`, this file is also compiled into `tests/regressions.rs` (`#[path]`) and
-//! may only use `rpcscan`, `rpcscan_oracle` and `bytes`.
+//! The `frames` fuzz target and `tests/regressions.rs` both call [`frames`].
 
 use bytes::BytesMut;
 use rpcscan::frame::{ndjson_messages, Decode, Decoder, Frame, FrameError, Framing};

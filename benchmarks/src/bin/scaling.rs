@@ -11,7 +11,7 @@
 //! traffic; memchr over the same bytes shows what the memory system itself does.
 //!
 //! ```text
-//! cargo run --release --example scaling   # needs ~500 MB of memory
+//! cargo run --profile bench -p rpcscan-benchmarks --bin scaling   # needs ~500 MB of memory
 //! ```
 
 use rpcscan::{Parser, Validation};

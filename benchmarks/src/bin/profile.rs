@@ -2,8 +2,8 @@
 //! `valgrind --tool=callgrind` can attribute the time.
 //!
 //! ```text
-//! cargo build --release --example profile
-//! perf record -g target/release/examples/profile small strict 200   # [SEED [REPEAT]]
+//! cargo build --profile bench -p rpcscan-benchmarks --bin profile
+//! perf record -g target/release/profile small strict 200   # MIX MODE ROUNDS [SEED [REPEAT]]
 //! # modes: strict envelope serde_value serde_raw simd_json sonic, and on the valid-JSON
 //! # subset only: sonic_unchecked envelope_valid_json
 //! ```
@@ -11,13 +11,10 @@
 //! REPEAT (default 1) classifies each message that many times in a row before the next
 //! one. The work is the same, but the branch predictor learns each message: comparing
 //! `... 20 1 16` with `... 20 1 1` shows what the variety of real traffic costs in
-//! mispredicted branches (this VM has no hardware counters to count them directly).
+//! mispredicted branches, also where no hardware counters count them directly.
 
 use rpcscan::{Kind, Parser, Validation};
-
-#[path = "../benches/baselines.rs"]
-#[allow(dead_code)]
-mod baselines;
+use rpcscan_benchmarks::baselines;
 use rpcscan_oracle::corpus::{generate, Mix};
 
 fn main() {

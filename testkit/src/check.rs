@@ -1,9 +1,8 @@
 //! The properties the fuzz targets check, as plain functions that panic on a violation.
 //!
-//! This file is also compiled into the root crate's `tests/regressions.rs` (through
-//! `#[path]`), so a regression test replays exactly the check that caught its input. It
-//! may therefore only use what both places have: `rpcscan`, `rpcscan_oracle`, and
-//! `serde_json` with `raw_value`.
+//! The fuzz targets and the root crate's `tests/regressions.rs` and `tests/differential.rs`
+//! call these same functions, so a regression test replays exactly the check that caught
+//! its input.
 //!
 //! | function | property (target) |
 //! |---|---|
@@ -19,7 +18,7 @@ use serde_json::value::RawValue;
 
 /// The default, strict parser.
 pub const STRICT: Parser = Parser::new();
-/// The envelope (fast) parser of SPEC §6.
+/// The envelope (fast) parser of docs/spec.md §6.
 pub const ENVELOPE: Parser = Parser::new().validation(Validation::Envelope);
 
 /// How many batch elements are looked at (a fuzz input holds at most a few thousand).
@@ -452,7 +451,7 @@ pub fn response_shape(out: &[u8], id: &[u8], code: i64, message: &str, data: Opt
     assert_eq!(back.error_code().and_then(|c| c.as_i64()), Some(code));
 }
 
-/// The SPEC §4 bytes of a standard answer, for an exact comparison.
+/// The docs/spec.md §4 bytes of a standard answer, for an exact comparison.
 fn spec_answer(id: &[u8], code: i64) -> Vec<u8> {
     let message = standard_message(code).expect("a standard code");
     let mut out = br#"{"jsonrpc": "2.0", "id": "#.to_vec();
@@ -466,7 +465,7 @@ fn spec_answer(id: &[u8], code: i64) -> Vec<u8> {
 /// Property of the `respond` target: every error response rpcscan builds for `msg` (the
 /// answer to an invalid message, a -32601 to a valid request, and a free-form response with
 /// `code` and `message` and, when the message has them, `params` as `data`) is JSON, has
-/// the SPEC §4 bytes where SPEC fixes them, and echoes the id exactly.
+/// the docs/spec.md §4 bytes where the rule book fixes them, and echoes the id exactly.
 pub fn respond(msg: &[u8], code: i64, message: &str) {
     let mut answers: Vec<Invalid<'_>> = Vec::new();
     let mut valid: Vec<Message<'_>> = Vec::new();

@@ -1,11 +1,11 @@
-//! The issue-6 ratios, measured interleaved (not a criterion benchmark): every round times
+//! The comparison ratios (rpcscan against the baselines), measured interleaved (not a criterion benchmark): every round times
 //! each contender once over the same corpus, one after the other, and a ratio is taken
 //! within each round. On a shared, noisy machine a slow spell then hits both sides of a
 //! ratio instead of whichever function criterion happened to be measuring; the medians of
 //! the per-round ratios are what this prints.
 //!
 //! ```text
-//! cargo run --release --example ratios -- small 30   # MIX ROUNDS [SEED]
+//! cargo run --profile bench -p rpcscan-benchmarks --bin ratios -- small 40   # MIX ROUNDS [SEED]
 //! ```
 //!
 //! Every contender's kind counts are checked against the oracle first (rpcscan's exactly,
@@ -15,9 +15,7 @@ use rpcscan::{Kind, Parser, Validation};
 use std::hint::black_box;
 use std::time::Instant;
 
-#[path = "../benches/baselines.rs"]
-#[allow(dead_code)]
-mod baselines;
+use rpcscan_benchmarks::baselines;
 use rpcscan_oracle::corpus::{generate, Mix};
 
 type Counts = [usize; 5];
@@ -157,7 +155,7 @@ fn main() {
         )
     };
     let memchr = jobs.len();
-    println!("median of per-round ratios (issue 6 targets):");
+    println!("median of per-round ratios (targets):");
     println!(
         "  strict / sonic-rs checked         {:>6.2}x  (>= 2)",
         ratio(0, 3)

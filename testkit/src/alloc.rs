@@ -1,10 +1,18 @@
-//! A counting global allocator (per thread) for the no-allocation promises. Including this
-//! module installs it: `#[path = "support/counting_alloc.rs"] mod counting_alloc;`.
+//! A counting global allocator (per thread) for the no-allocation promises.
+//!
+//! A `#[global_allocator]` belongs to the final binary, so each test binary that counts
+//! installs it itself, with [`install_counting_allocator!`](crate::install_counting_allocator):
+//!
+//! ```ignore
+//! rpcscan_testkit::install_counting_allocator!();
+//! use rpcscan_testkit::alloc::allocations_during;
+//! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-struct Counting;
+/// Forwards to the system allocator and counts allocations and reallocations per thread.
+pub struct Counting;
 
 thread_local! {
     static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
@@ -28,8 +36,15 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+/// Makes [`Counting`] the global allocator of the binary this is written in (once, at the
+/// crate root of a test); without it [`allocations_during`] counts nothing.
+#[macro_export]
+macro_rules! install_counting_allocator {
+    () => {
+        #[global_allocator]
+        static COUNTING_ALLOCATOR: $crate::alloc::Counting = $crate::alloc::Counting;
+    };
+}
 
 /// How many allocations (and reallocations) this thread made while running `f`.
 pub fn allocations_during(f: impl FnOnce()) -> usize {

@@ -1,0 +1,17 @@
+//! rpcscan's measurement programs and the baselines they compare against (not published).
+//!
+//! The baselines pull serde, simd-json and sonic-rs, so they live here and not in the test
+//! kit the fuzz targets share (`rpcscan-testkit`). The programs (`src/bin/`) measure rather
+//! than test; build them with the benchmark profile:
+//!
+//! ```text
+//! cargo run --profile bench -p rpcscan-benchmarks --bin ratios -- small 40
+//! cargo run --profile bench -p rpcscan-benchmarks --bin scaling
+//! cargo build --profile bench -p rpcscan-benchmarks --bin profile
+//! ```
+//!
+//! The criterion benchmarks stay in the root crate's `benches/` (`cargo bench`).
+
+#![deny(missing_docs)]
+
+pub mod baselines;
