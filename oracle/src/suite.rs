@@ -9,8 +9,7 @@ use std::path::PathBuf;
 const IN_REPOSITORY: &str = "tests/data/jsontestsuite/test_parsing";
 
 /// Where the suite was when this crate was compiled: the repository root is this crate's
-/// parent. A build cache shared by several checkouts can hold an oracle compiled in another
-/// one, so [`dir`] looks in the running checkout first.
+/// parent. Used only when nothing tells [`dir`] where the running checkout is.
 pub const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../tests/data/jsontestsuite/test_parsing"
@@ -18,17 +17,18 @@ pub const SUITE: &str = concat!(
 
 /// The suite's folder: `RPCSCAN_JSONTESTSUITE` when set (and not empty); else
 /// `tests/data/jsontestsuite/test_parsing` in the nearest ancestor of the running package
-/// (cargo sets `CARGO_MANIFEST_DIR` and the working directory for tests) that has one; else
-/// [`SUITE`].
+/// (cargo sets `CARGO_MANIFEST_DIR` and the working directory for tests) that has one.
+/// When none has it, the folder expected beside the running package, so the error names
+/// it; [`SUITE`] only when there is no running package to go by. A build cache shared by
+/// several checkouts can hold an oracle compiled in another one, whose [`SUITE`] must not
+/// stand in for a suite missing from this checkout.
 pub fn dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("RPCSCAN_JSONTESTSUITE").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    let starts = [
-        std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
-        std::env::current_dir().ok(),
-    ];
-    starts
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let starts = [manifest.clone(), std::env::current_dir().ok()];
+    let found = starts
         .into_iter()
         .flatten()
         .flat_map(|start| {
@@ -37,8 +37,12 @@ pub fn dir() -> PathBuf {
                 .map(|a| a.join(IN_REPOSITORY))
                 .collect::<Vec<_>>()
         })
-        .find(|candidate| candidate.is_dir())
-        .unwrap_or_else(|| PathBuf::from(SUITE))
+        .find(|candidate| candidate.is_dir());
+    match (found, manifest) {
+        (Some(dir), _) => dir,
+        (None, Some(package)) => package.join(IN_REPOSITORY),
+        (None, None) => PathBuf::from(SUITE),
+    }
 }
 
 /// Every implementation-defined file with its docs/spec.md §2 verdict: `true` = valid JSON.
