@@ -44,7 +44,7 @@ regressions_args=(--test regressions)
 if [ "${MIRI_FORCE_ASAN:-0}" != 1 ] &&
   rustup component add --toolchain nightly miri rust-src >/dev/null 2>&1; then
   tool=miri
-  # Isolation off: JSONTestSuite's files are read from ../shared.
+  # Isolation off: the tests read files (JSONTestSuite in tests/data/, the fuzz corpora).
   export MIRIFLAGS="${MIRIFLAGS:--Zmiri-disable-isolation}"
   cargo +nightly miri setup
   runner=(cargo +nightly miri test -p rpcscan)

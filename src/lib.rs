@@ -110,3 +110,8 @@ pub fn classify(msg: &[u8]) -> Kind {
 pub fn parse(msg: &[u8]) -> Result<Message<'_>, Invalid<'_>> {
     Parser::new().parse(msg)
 }
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

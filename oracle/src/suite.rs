@@ -1,43 +1,51 @@
-//! JSONTestSuite (`../shared/jsontestsuite/test_parsing`, SPEC §9): the files, and the
-//! SPEC §2 stance on every implementation-defined (`i_`) file, written once for the root
-//! crate's tests and the oracle's own.
+//! JSONTestSuite (`tests/data/jsontestsuite/test_parsing` in the repository, docs/spec.md
+//! §9): the files, and the docs/spec.md §2 stance on every implementation-defined (`i_`)
+//! file, written once for the root crate's tests and the oracle's own.
 
 use std::fs;
 use std::path::PathBuf;
 
-/// Where the suite lived when this crate was compiled (beside the repository, in `shared/`).
-/// A build cache shared by several checkouts can hold an oracle compiled in another one, so
-/// [`dir`] looks beside the running checkout first.
+/// The suite's place inside the repository, relative to a package directory.
+const IN_REPOSITORY: &str = "tests/data/jsontestsuite/test_parsing";
+
+/// Where the suite was when this crate was compiled: the repository root is this crate's
+/// parent. Used only when nothing tells [`dir`] where the running checkout is.
 pub const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/jsontestsuite/test_parsing"
+    "/../tests/data/jsontestsuite/test_parsing"
 );
 
-/// The suite's folder: `RPCSCAN_JSONTESTSUITE` when set; else `shared/jsontestsuite/
-/// test_parsing` in the nearest ancestor of the running package (cargo sets
-/// `CARGO_MANIFEST_DIR` and the working directory for tests) that has one; else [`SUITE`].
+/// The suite's folder: `RPCSCAN_JSONTESTSUITE` when set (and not empty); else
+/// `tests/data/jsontestsuite/test_parsing` in the nearest ancestor of the running package
+/// (cargo sets `CARGO_MANIFEST_DIR` and the working directory for tests) that has one.
+/// When none has it, the folder expected beside the running package, so the error names
+/// it; [`SUITE`] only when there is no running package to go by. A build cache shared by
+/// several checkouts can hold an oracle compiled in another one, whose [`SUITE`] must not
+/// stand in for a suite missing from this checkout.
 pub fn dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("RPCSCAN_JSONTESTSUITE") {
+    if let Some(dir) = std::env::var_os("RPCSCAN_JSONTESTSUITE").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    let starts = [
-        std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from),
-        std::env::current_dir().ok(),
-    ];
-    starts
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let starts = [manifest.clone(), std::env::current_dir().ok()];
+    let found = starts
         .into_iter()
         .flatten()
         .flat_map(|start| {
             start
                 .ancestors()
-                .map(|a| a.join("shared/jsontestsuite/test_parsing"))
+                .map(|a| a.join(IN_REPOSITORY))
                 .collect::<Vec<_>>()
         })
-        .find(|candidate| candidate.is_dir())
-        .unwrap_or_else(|| PathBuf::from(SUITE))
+        .find(|candidate| candidate.is_dir());
+    match (found, manifest) {
+        (Some(dir), _) => dir,
+        (None, Some(package)) => package.join(IN_REPOSITORY),
+        (None, None) => PathBuf::from(SUITE),
+    }
 }
 
-/// Every implementation-defined file with its SPEC §2 verdict: `true` = valid JSON.
+/// Every implementation-defined file with its docs/spec.md §2 verdict: `true` = valid JSON.
 pub const I_STANCES: &[(&str, bool)] = &[
     // Number magnitude is unlimited: huge exponents and integers are valid.
     ("i_number_double_huge_neg_exp.json", true),
@@ -91,7 +99,7 @@ pub struct Case {
 }
 
 impl Case {
-    /// SPEC §2 verdict: `Some(valid)`, or `None` for an `i_` file missing from the table.
+    /// The docs/spec.md §2 verdict: `Some(valid)`, or `None` for an `i_` file missing from the table.
     pub fn expected(&self) -> Option<bool> {
         match &self.name[..2] {
             "y_" => Some(true),
