@@ -253,7 +253,7 @@ impl Common {
             FramingArg::JsonSeq => Some(Framing::JsonSeq),
         };
         let validation = match self.mode {
-            ModeArg::Strict => Validation::Full,
+            ModeArg::Strict => Validation::Strict,
             ModeArg::Envelope => Validation::Envelope,
         };
         Settings {
