@@ -3,7 +3,7 @@
 //! | file | what it is |
 //! |---|---|
 //! | `main.rs` | the command line (clap), the exit codes |
-//! | `input.rs` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
+//! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs` | one subcommand each |
 //! | `json.rs` | the little JSON the CLI writes itself |
 #![deny(clippy::undocumented_unsafe_blocks)]
