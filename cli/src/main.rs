@@ -307,9 +307,13 @@ fn main() -> ExitCode {
                 &mut out,
             )
             .and_then(|run| {
-                let report = cmd.report(&run.tally, run.bytes, start.elapsed());
-                out.write(&report)?;
-                out.flush()?;
+                // Inputs failed and nothing was read: a report of zeros would only look
+                // like an answer.
+                if !(run.failed && run.bytes == 0) {
+                    let report = cmd.report(&run.tally, run.bytes, start.elapsed());
+                    out.write(&report)?;
+                    out.flush()?;
+                }
                 Ok(run)
             });
             exit(run, |_| 0)

@@ -9,7 +9,7 @@ use memmap2::Mmap;
 use rpcscan::frame::Framing;
 
 use super::mapped::Mapped;
-use super::sniff::SNIFF;
+use super::sniff::{warn_if_binary, Probe, BINARY_PROBE, SNIFF};
 use super::{Input, Settings, Source};
 
 pub(super) enum Opened {
@@ -21,32 +21,26 @@ pub(super) enum Opened {
     },
 }
 
-/// Opens an input and decides its road: mapped (regular NDJSON file) or streamed.
+/// Opens an input and decides its road: mapped (regular NDJSON file) or streamed. A
+/// directory is an error ("is a directory"), not a read error at byte 0.
 pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
     let source = Arc::new(Source::new(input.name()));
     let file = match input {
-        Input::Path(path) => File::open(path)?,
-        Input::Stdin => {
-            // A regular file on stdin (`rpcscan stats < big.ndjson`) is mapped too.
-            match stdin_file() {
-                Some(file) if settings.mmap && is_mappable(&file) => file,
-                _ => {
-                    return Ok(Opened::Stream {
-                        source,
-                        reader: Box::new(io::stdin()),
-                        framing: settings.framing,
-                    })
-                }
-            }
-        }
+        Input::Path(path) => Some(File::open(path)?),
+        // A regular file on stdin (`rpcscan stats < big.ndjson`) is mapped too.
+        Input::Stdin => stdin_file(),
     };
-    if !settings.mmap || !is_mappable(&file) {
-        return Ok(Opened::Stream {
-            source,
-            reader: Box::new(file),
-            framing: settings.framing,
-        });
+    if file.as_ref().is_some_and(is_dir) {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
     }
+    let file = match (file, input) {
+        (Some(file), _) if settings.mmap && is_mappable(&file) => file,
+        (Some(file), Input::Path(_)) => return Ok(stream(source, file, settings.framing)),
+        _ => return Ok(stream(source, io::stdin(), settings.framing)),
+    };
     let mut file = file;
     let start = match input {
         Input::Stdin => usize::try_from(file.stream_position()?).unwrap_or(usize::MAX),
@@ -62,6 +56,7 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
         .framing
         .unwrap_or_else(|| Framing::detect(data.get(..SNIFF).unwrap_or(data)));
     if framing == Framing::Ndjson {
+        warn_if_binary(&source, 0, data.get(..BINARY_PROBE).unwrap_or(data));
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
         return Ok(Opened::Mapped(Mapped { source, map, start }));
@@ -69,11 +64,24 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
     // Other framings go through their decoder: stream the file from where we started.
     drop(map);
     file.seek(io::SeekFrom::Start(start as u64))?;
-    Ok(Opened::Stream {
+    Ok(stream(source, file, Some(framing)))
+}
+
+/// The streamed road, its first bytes looked at for NUL bytes as they are read.
+fn stream(
+    source: Arc<Source>,
+    reader: impl Read + Send + 'static,
+    framing: Option<Framing>,
+) -> Opened {
+    Opened::Stream {
+        reader: Box::new(Probe::new(reader, Arc::clone(&source))),
         source,
-        reader: Box::new(file),
-        framing: Some(framing),
-    })
+        framing,
+    }
+}
+
+fn is_dir(file: &File) -> bool {
+    file.metadata().is_ok_and(|m| m.is_dir())
 }
 
 /// Stdin as a `File`: a duplicate of the descriptor, so stdin itself is left alone.
