@@ -319,3 +319,53 @@ fn scan_mapped<C: Command>(
         produce_ranges(p, files, lines)
     })
 }
+
+/// What the unit tests of the input files share: a subcommand that writes down each item.
+#[cfg(test)]
+mod testing {
+    use super::{Command, Item, Settings, Source, Verdict};
+
+    /// One item as written down: offset, line, bytes (lossy), and its kind, or its reason
+    /// (with the length dropped, for a skipped frame: `too_large 40`).
+    pub(super) type Seen = (u64, u64, String, String);
+
+    /// Writes down every item, in order, with its line number.
+    pub(super) struct Record;
+
+    impl Command for Record {
+        type Tally = Vec<Seen>;
+
+        fn item(&self, _: &Source, item: &Item<'_>, _: &mut Vec<u8>, tally: &mut Vec<Seen>) {
+            let verdict = match item.verdict {
+                Verdict::Skipped { reason, len } => format!("{} {len}", reason.as_str()),
+                Verdict::Invalid(invalid) => invalid.reason().as_str().to_owned(),
+                Verdict::Message(message) => message.kind().as_str().to_owned(),
+            };
+            let bytes = String::from_utf8_lossy(item.bytes).into_owned();
+            tally.push((item.offset, item.line, bytes, verdict));
+        }
+
+        fn merge(&self, into: &mut Vec<Seen>, from: Vec<Seen>) {
+            into.extend(from);
+        }
+
+        fn wants_lines(&self) -> bool {
+            true
+        }
+    }
+
+    /// Strict, no sniffing, messages of at most `max` bytes.
+    pub(super) fn settings(max: usize) -> Settings {
+        Settings {
+            framing: None,
+            parser: rpcscan::Parser::new(),
+            max_message_size: max,
+            mmap: false,
+        }
+    }
+
+    /// `Seen` from a table row.
+    pub(super) fn seen(row: &(u64, u64, &str, &str)) -> Seen {
+        (row.0, row.1, row.2.to_owned(), row.3.to_owned())
+    }
+}

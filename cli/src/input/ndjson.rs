@@ -128,3 +128,88 @@ impl<C: Command> NdjsonScan<'_, C> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{seen, settings, Record, Seen};
+    use super::*;
+
+    /// Every message of `data` scanned as one block, with `max` as the size limit.
+    fn scan(data: &str, max: usize) -> Vec<Seen> {
+        let source = Source::new("test".to_owned());
+        let (mut out, mut tally) = (Vec::new(), Vec::new());
+        let end = scan_ndjson(
+            &Record,
+            &settings(max),
+            &source,
+            data.as_bytes(),
+            100,
+            1,
+            &mut out,
+            &mut tally,
+        );
+        assert_eq!(end, 1 + newlines(data.as_bytes()), "line after {data:?}");
+        tally
+    }
+
+    const OK: &str = r#"{"jsonrpc":"2.0","method":"m"}"#;
+
+    #[test]
+    fn lines_are_cut_at_newlines_and_blank_lines_are_no_messages() {
+        let data = format!("{OK}\r\n\n  \t\n\r\n{OK}\n{{}}\n \t{OK} \r\n{OK}");
+        let got = scan(&data, 1 << 20);
+        let n = OK.len() as u64;
+        let expected = [
+            (100, 1, OK, "notification"),
+            (100 + n + 9, 5, OK, "notification"),
+            (100 + 2 * n + 10, 6, "{}", "bad_version"),
+            (100 + 2 * n + 13, 7, &format!(" \t{OK} "), "notification"),
+            (100 + 3 * n + 18, 8, OK, "notification"),
+        ];
+        assert_eq!(got, expected.iter().map(seen).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn no_messages_in_blank_input() {
+        for data in ["", "\n", "\r\n", " \t \n\n", "  "] {
+            assert_eq!(scan(data, 1 << 20), [], "{data:?}");
+        }
+    }
+
+    #[test]
+    fn an_oversized_line_is_too_large_without_its_bytes_and_the_next_is_fine() {
+        let max = OK.len();
+        let long = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}", "m".repeat(max));
+        let data = format!("{long}\r\n{OK}\n{long}\n{OK}\r\n{long}");
+        let (n, l) = (OK.len() as u64, long.len() as u64);
+        let too_large = format!("too_large {l}");
+        let expected = [
+            (100, 1, "", too_large.as_str()),
+            (100 + l + 2, 2, OK, "notification"),
+            (100 + l + n + 3, 3, "", &too_large),
+            (100 + 2 * l + n + 4, 4, OK, "notification"),
+            (100 + 2 * l + 2 * n + 6, 5, "", &too_large),
+        ];
+        assert_eq!(
+            scan(&data, max),
+            expected.iter().map(seen).collect::<Vec<_>>()
+        );
+        // Exactly at the limit is fine, CR or not.
+        let at_limit = format!("{OK}\r\n{OK}");
+        assert!(scan(&at_limit, max).iter().all(|s| s.3 == "notification"));
+    }
+
+    #[test]
+    fn a_blank_line_over_the_limit_is_too_large_too() {
+        let data = format!("{OK}\n{}\r\n{OK}\n   \n{}", " ".repeat(40), "\t".repeat(41));
+        let got = scan(&data, 39);
+        let n = OK.len() as u64;
+        let expected = [
+            (100, 1, OK, "notification"),
+            (100 + n + 1, 2, "", "too_large 40"),
+            (100 + n + 43, 3, OK, "notification"),
+            (100 + 2 * n + 48, 5, "", "too_large 41"),
+        ];
+        assert_eq!(got, expected.iter().map(seen).collect::<Vec<_>>());
+    }
+}

@@ -65,7 +65,7 @@ impl Block {
         }
     }
 
-    fn scan<C: Command>(
+    pub(super) fn scan<C: Command>(
         &self,
         cmd: &C,
         settings: &Settings,
@@ -108,7 +108,7 @@ impl Block {
     }
 
     /// The read buffer, for reuse by the producer.
-    fn into_buffer(self) -> Option<Vec<u8>> {
+    pub(super) fn into_buffer(self) -> Option<Vec<u8>> {
         match self {
             Block::Lines {
                 data: Data::Read(bytes),
@@ -303,4 +303,31 @@ where
         run.failed = true;
     }
     Ok(())
+}
+
+/// Runs a producer on this thread, with permits for `permits` blocks, and returns the
+/// blocks it sent, and what it returned.
+#[cfg(test)]
+pub(super) fn produce_here(
+    permits: usize,
+    produce: impl FnOnce(&Producer<()>) -> (u64, Option<ReadError>),
+) -> (Vec<Block>, u64, Option<ReadError>) {
+    let (events, inbox) = mpsc::channel();
+    let (permit, permit_inbox) = mpsc::channel();
+    for _ in 0..permits {
+        let _ = permit.send(Vec::new());
+    }
+    drop(permit);
+    let (bytes, error) = produce(&Producer {
+        events,
+        permits: permit_inbox,
+    });
+    let blocks = inbox
+        .try_iter()
+        .filter_map(|event| match event {
+            Event::Block(block) => Some(block),
+            _ => None,
+        })
+        .collect();
+    (blocks, bytes, error)
 }
