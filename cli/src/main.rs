@@ -106,10 +106,10 @@ Examples:
 #[command(next_help_heading = "Input options")]
 struct Common {
     /// How messages are cut from the bytes (auto: sniff the first bytes of each input).
-    #[arg(long, value_name = "FRAMING", default_value = "auto", value_parser = framing_parser())]
+    #[arg(long, value_name = "FRAMING", default_value = "auto", value_parser = framings())]
     framing: FramingChoice,
     /// strict: validate every byte; envelope: only structurally scan values not read.
-    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = names::<Validation>(Validation::ALL.map(Validation::as_str)))]
+    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = modes())]
     mode: Validation,
     /// Longest message; longer ones are invalid (too_large) and skipped unbuffered.
     /// K, M, G are powers of 1024.
@@ -130,7 +130,7 @@ struct Common {
 #[derive(Clone, Copy, Debug)]
 struct FramingChoice(Option<Framing>);
 
-fn framing_parser() -> impl TypedValueParser<Value = FramingChoice> {
+fn framings() -> impl TypedValueParser<Value = FramingChoice> {
     let names = iter::once("auto").chain(Framing::ALL.map(Framing::as_str));
     PossibleValuesParser::new(names).try_map(|name| match name.as_str() {
         "auto" => Ok(FramingChoice(None)),
@@ -138,9 +138,17 @@ fn framing_parser() -> impl TypedValueParser<Value = FramingChoice> {
     })
 }
 
+fn modes() -> impl TypedValueParser<Value = Validation> {
+    by_name(Validation::ALL.map(Validation::as_str))
+}
+
+fn kinds() -> impl TypedValueParser<Value = Kind> {
+    by_name(Kind::ALL.map(Kind::as_str))
+}
+
 /// A library type parsed by its `FromStr`, with `names` listed as the possible values in
 /// `--help` and in the error for anything else.
-fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+fn by_name<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
 where
     T: FromStr + Clone + Send + Sync + 'static,
     T::Err: Into<Box<dyn Error + Send + Sync + 'static>>,
@@ -178,7 +186,7 @@ struct StatsArgs {
 #[derive(Args, Debug)]
 struct FilterArgs {
     /// Keep messages of this kind (repeatable, or comma-separated).
-    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = names::<Kind>(Kind::ALL.map(Kind::as_str)))]
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = kinds())]
     kind: Vec<Kind>,
     /// Keep requests and notifications whose method matches this glob (`*`, `?`; repeatable).
     #[arg(long, value_name = "GLOB")]
