@@ -202,7 +202,8 @@ impl fmt::Debug for OwnedMessage {
     }
 }
 
-/// An invalid message that owns its bytes: the reason, the offset, the recovered id.
+/// An invalid verdict that owns what it holds (`Send + Sync + 'static`): the reason, the
+/// offset, the recovered id and, from [`OwnedMessage::parse`], the message's bytes.
 ///
 /// ```
 /// use bytes::Bytes;
