@@ -36,12 +36,11 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
             "is a directory",
         ));
     }
-    let file = match (file, input) {
+    let mut file = match (file, input) {
         (Some(file), _) if settings.mmap && is_mappable(&file) => file,
         (Some(file), Input::Path(_)) => return Ok(stream(source, file, settings.framing)),
         _ => return Ok(stream(source, io::stdin(), settings.framing)),
     };
-    let mut file = file;
     let start = match input {
         Input::Stdin => usize::try_from(file.stream_position()?).unwrap_or(usize::MAX),
         Input::Path(_) => 0,
