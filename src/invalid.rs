@@ -1,12 +1,14 @@
-//! Why a message is invalid (SPEC §4): reasons, JSON-RPC codes, offsets, recovered ids.
+//! Why a message is invalid (docs/spec.md §4): reasons, JSON-RPC codes, offsets, recovered ids.
 
 use core::fmt;
+use core::str::FromStr;
 
 use crate::id::Id;
+use crate::owned::OwnedInvalid;
 use crate::response::{ErrorResponse, INVALID_REQUEST, PARSE_ERROR};
 
 /// The reason a message is invalid. Names (from [`Reason::as_str`]) are the one list of
-/// SPEC §4, used verbatim by the CLI and every later consumer.
+/// docs/spec.md §4, used verbatim by the CLI and every later consumer.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
@@ -75,7 +77,7 @@ impl Reason {
         Reason::BadErrorObject,
     ];
 
-    /// The reason's name from SPEC §4 (`"syntax"`, `"bad_id"`, ...).
+    /// The reason's name from docs/spec.md §4 (`"syntax"`, `"bad_id"`, ...).
     pub const fn as_str(self) -> &'static str {
         match self {
             Reason::InvalidUtf8 => "invalid_utf8",
@@ -100,7 +102,7 @@ impl Reason {
         }
     }
 
-    /// Looks a reason up by its SPEC §4 name.
+    /// Looks a reason up by its docs/spec.md §4 name (the same as `name.parse().ok()`).
     pub fn from_name(name: &str) -> Option<Reason> {
         Reason::ALL.into_iter().find(|r| r.as_str() == name)
     }
@@ -161,6 +163,38 @@ impl fmt::Display for Reason {
     }
 }
 
+/// The name given to [`Reason`]'s `FromStr` is none of [`Reason::as_str`]'s names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownReason(String);
+
+impl fmt::Display for UnknownReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown reason {:?} (expected one of:", self.0)?;
+        for (i, reason) in Reason::ALL.iter().enumerate() {
+            let sep = if i == 0 { " " } else { ", " };
+            write!(f, "{sep}{}", reason.as_str())?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for UnknownReason {}
+
+impl FromStr for Reason {
+    type Err = UnknownReason;
+
+    /// Accepts exactly the names of [`Reason::as_str`], the docs/spec.md §4 list.
+    ///
+    /// ```
+    /// use rpcscan::Reason;
+    /// assert_eq!("bad_id".parse::<Reason>(), Ok(Reason::BadId));
+    /// assert!("BadId".parse::<Reason>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Reason::from_name(s).ok_or_else(|| UnknownReason(s.to_owned()))
+    }
+}
+
 /// An invalid message: why, where, and the id to answer with.
 ///
 /// ```
@@ -206,7 +240,8 @@ impl<'a> Invalid<'a> {
         self.id
     }
 
-    /// The error response a server sends for this message (SPEC §4 spacing), ready to write.
+    /// The error response a server sends for this message (docs/spec.md §4 spacing), ready
+    /// to write.
     ///
     /// ```
     /// let err = rpcscan::parse(b"[]").unwrap_err();
@@ -222,6 +257,26 @@ impl<'a> Invalid<'a> {
             None => response,
         }
     }
+
+    /// The same verdict, owning its id: `'static`, `Send + Sync`, so `?` can carry it into
+    /// `Box<dyn Error + Send + Sync>` or `anyhow::Error`. Copies the recovered id's bytes (if
+    /// any); an `Invalid` does not hold the message, so [`OwnedInvalid::bytes`] is empty.
+    ///
+    /// ```
+    /// use rpcscan::{Invalid, Kind};
+    ///
+    /// fn kind_of(line: &[u8]) -> Result<Kind, Box<dyn std::error::Error + Send + Sync>> {
+    ///     let msg = rpcscan::parse(line).map_err(Invalid::into_owned)?;
+    ///     Ok(msg.kind())
+    /// }
+    ///
+    /// assert_eq!(kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":1}"#).unwrap(), Kind::Request);
+    /// let err = kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":[]}"#).unwrap_err();
+    /// assert_eq!(err.to_string(), r#""id" is missing or of the wrong type (-32600)"#);
+    /// ```
+    pub fn into_owned(self) -> OwnedInvalid {
+        OwnedInvalid::from(self)
+    }
 }
 
 impl fmt::Display for Invalid<'_> {
@@ -235,3 +290,46 @@ impl fmt::Display for Invalid<'_> {
 }
 
 impl std::error::Error for Invalid<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for reason in Reason::ALL {
+            assert_eq!(reason.as_str().parse(), Ok(reason));
+            assert_eq!(Reason::from_name(reason.as_str()), Some(reason));
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_rejected() {
+        for name in [
+            "", "BadId", "bad-id", "BAD_ID", " bad_id", "bad_id\n", "utf8", "ok",
+        ] {
+            let err = name.parse::<Reason>().unwrap_err();
+            assert_eq!(err, UnknownReason(name.to_owned()));
+            assert_eq!(Reason::from_name(name), None);
+        }
+        let message = "x".parse::<Reason>().unwrap_err().to_string();
+        assert!(message.starts_with(r#"unknown reason "x" (expected one of: invalid_utf8, bom,"#));
+        assert!(message.ends_with("bad_error_object)"), "{message}");
+    }
+
+    #[test]
+    fn an_owned_invalid_keeps_reason_offset_and_id() {
+        let id = crate::parse(br#"{"jsonrpc":"2.0","id":"a\"b","method":7}"#).unwrap_err();
+        let syntax = crate::parse(b"{\"jsonrpc\":}").unwrap_err();
+        for err in [id, syntax] {
+            let owned = err.into_owned();
+            assert_eq!(owned.as_invalid(), err);
+            assert_eq!(owned.to_string(), err.to_string());
+            assert_eq!(owned.response().to_vec(), err.response().to_vec());
+            assert!(owned.bytes().is_empty());
+        }
+        assert_eq!(id.into_owned().id_bytes().unwrap(), &br#""a\"b""#[..]);
+        let boxed: Box<dyn std::error::Error + Send + Sync> = syntax.into_owned().into();
+        assert_eq!(boxed.to_string(), "not valid JSON (-32700) at byte 11");
+    }
+}

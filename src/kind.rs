@@ -1,8 +1,9 @@
-//! The five verdicts of SPEC §1.
+//! The five verdicts of docs/spec.md §1.
 
 use core::fmt;
+use core::str::FromStr;
 
-/// What a message is (SPEC §1): exactly one of five kinds.
+/// What a message is (docs/spec.md §1): exactly one of five kinds.
 ///
 /// ```
 /// use rpcscan::{classify, Kind};
@@ -59,5 +60,63 @@ impl Kind {
 impl fmt::Display for Kind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The name given to [`Kind`]'s `FromStr` is none of [`Kind::as_str`]'s names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownKind(String);
+
+impl fmt::Display for UnknownKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown kind {:?} (expected request, notification, result, error or invalid)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownKind {}
+
+impl FromStr for Kind {
+    type Err = UnknownKind;
+
+    /// Accepts exactly the names of [`Kind::as_str`] (lower case).
+    ///
+    /// ```
+    /// use rpcscan::Kind;
+    /// assert_eq!("notification".parse::<Kind>(), Ok(Kind::Notification));
+    /// assert!("response".parse::<Kind>().is_err());
+    /// ```
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| UnknownKind(s.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for kind in Kind::ALL {
+            assert_eq!(kind.as_str().parse(), Ok(kind));
+            assert_eq!(kind.to_string(), kind.as_str());
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_rejected() {
+        for name in [
+            "", "Request", "REQUEST", " request", "request ", "response", "valid",
+        ] {
+            let err = name.parse::<Kind>().unwrap_err();
+            assert_eq!(err, UnknownKind(name.to_owned()));
+            assert!(err.to_string().contains(&format!("{name:?}")));
+        }
     }
 }

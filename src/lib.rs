@@ -22,7 +22,7 @@
 //! ## The contract
 //!
 //! Verdicts follow the project's rule book (SPEC.md): five kinds ([`Kind`]), strict
-//! RFC 8259 + UTF-8 validation by default ([`Validation::Full`]), an envelope mode that
+//! RFC 8259 + UTF-8 validation by default ([`Validation::Strict`]), an envelope mode that
 //! only structurally scans values it does not read ([`Validation::Envelope`]), and a named
 //! [`Reason`] with its JSON-RPC code for every invalid message.
 //!
@@ -86,11 +86,11 @@ mod simd;
 mod text;
 
 pub use id::{ErrorCode, Id};
-pub use invalid::{Invalid, Reason};
-pub use kind::Kind;
+pub use invalid::{Invalid, Reason, UnknownReason};
+pub use kind::{Kind, UnknownKind};
 pub use message::{Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
-pub use parser::{Parser, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
+pub use parser::{Parser, UnknownValidation, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use scan::batch::Batch;
 pub use simd::kernel_level;
 pub use text::{DecodeError, Str};

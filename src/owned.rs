@@ -64,10 +64,10 @@ impl OwnedMessage {
         match verdict {
             Verdict::Valid(fields) => Ok(OwnedMessage { bytes, fields }),
             Verdict::Invalid(reason, offset, id) => Err(OwnedInvalid {
+                id: id.map(|(range, kind)| (bytes.slice(range), kind)),
                 bytes,
                 reason,
                 offset,
-                id,
             }),
         }
     }
@@ -202,7 +202,8 @@ impl fmt::Debug for OwnedMessage {
     }
 }
 
-/// An invalid message that owns its bytes: the reason, the offset, the recovered id.
+/// An invalid verdict that owns what it holds (`Send + Sync + 'static`): the reason, the
+/// offset, the recovered id and, from [`OwnedMessage::parse`], the message's bytes.
 ///
 /// ```
 /// use bytes::Bytes;
@@ -217,12 +218,17 @@ impl fmt::Debug for OwnedMessage {
 ///     br#"{"jsonrpc": "2.0", "id": "a-1", "error": {"code": -32600, "message": "Invalid Request"}}"#
 /// );
 /// ```
+///
+/// [`Invalid::into_owned`] (or `From<Invalid>`) makes one from a borrowed verdict, to carry
+/// it with `?` into `Box<dyn Error + Send + Sync>`; it then keeps only the id, not the message.
 #[derive(Clone, PartialEq, Eq)]
 pub struct OwnedInvalid {
+    /// The message (empty when made from an [`Invalid`], which does not hold it).
     bytes: Bytes,
     reason: Reason,
     offset: Option<usize>,
-    id: Option<(Range<usize>, IdKind)>,
+    /// The recovered id's raw bytes: a slice of `bytes`, or a copy.
+    id: Option<(Bytes, IdKind)>,
 }
 
 impl OwnedInvalid {
@@ -248,21 +254,21 @@ impl OwnedInvalid {
 
     /// See [`Invalid::id`].
     pub fn id(&self) -> Option<Id<'_>> {
-        let (range, kind) = self.id.as_ref()?;
-        Some(Id::new(self.bytes.get(range.clone())?, *kind))
+        let (raw, kind) = self.id.as_ref()?;
+        Some(Id::new(raw, *kind))
     }
 
     /// The recovered id's raw bytes as an owned handle (to answer from another task).
     pub fn id_bytes(&self) -> Option<Bytes> {
-        Some(share(&self.bytes, self.id()?.raw()))
+        Some(self.id.as_ref()?.0.clone())
     }
 
-    /// The message's bytes.
+    /// The message's bytes (empty when made from an [`Invalid`], which does not hold them).
     pub fn bytes(&self) -> &Bytes {
         &self.bytes
     }
 
-    /// The message's bytes, owned.
+    /// The message's bytes, owned (empty when made from an [`Invalid`]).
     pub fn into_bytes(self) -> Bytes {
         self.bytes
     }
@@ -288,6 +294,20 @@ impl fmt::Display for OwnedInvalid {
 }
 
 impl std::error::Error for OwnedInvalid {}
+
+impl From<Invalid<'_>> for OwnedInvalid {
+    /// See [`Invalid::into_owned`].
+    fn from(invalid: Invalid<'_>) -> OwnedInvalid {
+        OwnedInvalid {
+            bytes: Bytes::new(),
+            reason: invalid.reason(),
+            offset: invalid.offset(),
+            id: invalid
+                .id()
+                .map(|id| (Bytes::copy_from_slice(id.raw()), id_kind(&id))),
+        }
+    }
+}
 
 /// Where `part` lies inside `whole`, if it does.
 fn range_in(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {

@@ -1,28 +1,90 @@
 //! Parser options and the entry points.
 
+use core::fmt;
+use core::str::FromStr;
+
 use crate::invalid::{Invalid, Reason};
 use crate::kind::Kind;
 use crate::message::Message;
 use crate::scan::{self, batch::Batch, envelope, ws, Top};
 use crate::Id;
 
-/// Default nesting limit: the top-level object is depth 1 (SPEC §2).
+/// Default nesting limit: the top-level object is depth 1 (docs/spec.md §2).
 pub const DEFAULT_MAX_DEPTH: usize = 1024;
 
 /// The largest nesting limit [`Parser::max_depth`] accepts; larger values are clamped.
 /// The limit exists so that depth tracking needs no allocation (one bit per level).
 pub const MAX_DEPTH_LIMIT: usize = 4096;
 
-/// How much of a message is validated (SPEC §2 and §6).
+/// How much of a message is validated (docs/spec.md §2 and §6).
+///
+/// ```
+/// use rpcscan::Validation;
+/// assert_eq!(Validation::default(), Validation::Strict);
+/// assert_eq!("envelope".parse::<Validation>(), Ok(Validation::Envelope));
+/// assert_eq!(Validation::Strict.as_str(), "strict");
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Validation {
     /// Every byte is checked: RFC 8259 grammar and UTF-8 everywhere. The default.
     #[default]
-    Full,
+    Strict,
     /// Values the scanner does not read (`params`, `result`, `error.data`, unknown
     /// members) are only structurally scanned: strings and brackets matched, depth
     /// counted. Same verdicts on every valid JSON text; for trusted hops and archives.
     Envelope,
+}
+
+impl Validation {
+    /// The former name of [`Validation::Strict`].
+    #[deprecated(note = "renamed to `Validation::Strict`")]
+    #[allow(non_upper_case_globals)]
+    pub const Full: Validation = Validation::Strict;
+
+    /// Both modes, in declaration order.
+    pub const ALL: [Validation; 2] = [Validation::Strict, Validation::Envelope];
+
+    /// The name used by the CLI (`--mode NAME`): `strict` or `envelope`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Validation::Strict => "strict",
+            Validation::Envelope => "envelope",
+        }
+    }
+}
+
+impl fmt::Display for Validation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The name given to [`Validation`]'s `FromStr` is none of [`Validation::as_str`]'s names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownValidation(String);
+
+impl fmt::Display for UnknownValidation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown validation {:?} (expected strict or envelope)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownValidation {}
+
+impl FromStr for Validation {
+    type Err = UnknownValidation;
+
+    /// Accepts exactly the names of [`Validation::as_str`]: `strict`, `envelope`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Validation::ALL
+            .into_iter()
+            .find(|v| v.as_str() == s)
+            .ok_or_else(|| UnknownValidation(s.to_owned()))
+    }
 }
 
 /// Reusable, `Copy` scanner options.
@@ -48,12 +110,13 @@ impl Parser {
     /// Strict validation, nesting limit 1024.
     pub const fn new() -> Self {
         Parser {
-            validation: Validation::Full,
+            validation: Validation::Strict,
             max_depth: DEFAULT_MAX_DEPTH,
         }
     }
 
     /// Chooses how much is validated.
+    #[must_use]
     pub const fn validation(mut self, validation: Validation) -> Self {
         self.validation = validation;
         self
@@ -61,6 +124,7 @@ impl Parser {
 
     /// Sets the nesting limit (the top-level object counts as 1). Values above
     /// [`MAX_DEPTH_LIMIT`] are clamped to it.
+    #[must_use]
     pub const fn max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = if max_depth > MAX_DEPTH_LIMIT {
             MAX_DEPTH_LIMIT
@@ -95,7 +159,7 @@ impl Parser {
     pub fn parse<'a>(&self, msg: &'a [u8]) -> Result<Message<'a>, Invalid<'a>> {
         let mut facts = envelope::Facts::default();
         let top = match self.validation {
-            Validation::Full => scan::top::<true>(msg, self.max_depth, &mut facts),
+            Validation::Strict => scan::top::<true>(msg, self.max_depth, &mut facts),
             Validation::Envelope => scan::top::<false>(msg, self.max_depth, &mut facts),
         };
         match top {
@@ -120,7 +184,7 @@ impl Parser {
     /// [`Reason::NotAnObject`] (read: "not a batch").
     pub fn batch<'a>(&self, msg: &'a [u8]) -> Result<Batch<'a>, Invalid<'a>> {
         let top = match self.validation {
-            Validation::Full => scan::validate_value::<true>(msg, self.max_depth),
+            Validation::Strict => scan::validate_value::<true>(msg, self.max_depth),
             Validation::Envelope => scan::validate_value::<false>(msg, self.max_depth),
         };
         match top {
@@ -134,5 +198,36 @@ impl Parser {
             Ok(Top::Object | Top::Scalar) => Err(Invalid::new(Reason::NotAnObject, None, None)),
             Err(e) => Err(Invalid::new(e.reason(), Some(e.offset()), None)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for validation in Validation::ALL {
+            assert_eq!(validation.as_str().parse(), Ok(validation));
+            assert_eq!(validation.to_string(), validation.as_str());
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_rejected() {
+        for name in ["", "full", "Strict", "fast", "lenient", "strict "] {
+            assert_eq!(
+                name.parse::<Validation>(),
+                Err(UnknownValidation(name.to_owned()))
+            );
+        }
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn the_old_name_still_compiles_and_matches() {
+        assert_eq!(Validation::Full, Validation::Strict);
+        assert!(matches!(Validation::Strict, Validation::Full));
+        assert_eq!(Parser::new().validation(Validation::Full), Parser::new());
     }
 }

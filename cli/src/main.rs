@@ -3,7 +3,7 @@
 //! | file | what it is |
 //! |---|---|
 //! | `main.rs` | the command line (clap), the exit codes |
-//! | `input.rs` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
+//! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs` | one subcommand each |
 //! | `json.rs` | the little JSON the CLI writes itself |
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -15,11 +15,15 @@ mod json;
 mod respond;
 mod stats;
 
+use std::error::Error;
+use std::iter;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::time::Instant;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand};
 use rpcscan::{Kind, Validation};
 
 use crate::input::{warn, Input, Output, Run, Settings, Stop};
@@ -97,64 +101,59 @@ Examples:
     Respond(RespondArgs),
 }
 
-/// Options every subcommand takes.
+/// Options every subcommand takes, listed under their own heading in `--help`.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Input options")]
 struct Common {
     /// How messages are cut from the bytes (auto: sniff the first bytes of each input).
-    #[arg(long, value_enum, default_value_t = FramingArg::Auto)]
-    framing: FramingArg,
+    #[arg(long, value_name = "FRAMING", default_value = "auto", value_parser = framings())]
+    framing: FramingChoice,
     /// strict: validate every byte; envelope: only structurally scan values not read.
-    #[arg(long, value_enum, default_value_t = ModeArg::Strict)]
-    mode: ModeArg,
+    #[arg(long, value_name = "MODE", default_value = "strict", value_parser = modes())]
+    mode: Validation,
     /// Longest message; longer ones are invalid (too_large) and skipped unbuffered.
     /// K, M, G are powers of 1024.
     #[arg(long, value_name = "SIZE", default_value = "16MiB", value_parser = parse_size)]
     max_message_size: usize,
-    /// Worker threads for NDJSON (default: one per core).
+    /// Worker threads scanning NDJSON (not given, or 0: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
     /// Read regular files like pipes instead of memory-mapping them.
     #[arg(long)]
     no_mmap: bool,
     /// Input files; none or `-` reads standard input.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FramingArg {
-    Auto,
-    Ndjson,
-    ContentLength,
-    Sse,
-    JsonSeq,
+/// `--framing`: `auto` (sniff each input: `None`) or one of the library's framings.
+#[derive(Clone, Copy, Debug)]
+struct FramingChoice(Option<Framing>);
+
+fn framings() -> impl TypedValueParser<Value = FramingChoice> {
+    let names = iter::once("auto").chain(Framing::ALL.map(Framing::as_str));
+    PossibleValuesParser::new(names).try_map(|name| match name.as_str() {
+        "auto" => Ok(FramingChoice(None)),
+        name => name.parse().map(|framing| FramingChoice(Some(framing))),
+    })
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ModeArg {
-    Strict,
-    Envelope,
+fn modes() -> impl TypedValueParser<Value = Validation> {
+    by_name(Validation::ALL.map(Validation::as_str))
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum KindArg {
-    Request,
-    Notification,
-    Result,
-    Error,
-    Invalid,
+fn kinds() -> impl TypedValueParser<Value = Kind> {
+    by_name(Kind::ALL.map(Kind::as_str))
 }
 
-impl From<KindArg> for Kind {
-    fn from(k: KindArg) -> Kind {
-        match k {
-            KindArg::Request => Kind::Request,
-            KindArg::Notification => Kind::Notification,
-            KindArg::Result => Kind::Result,
-            KindArg::Error => Kind::Error,
-            KindArg::Invalid => Kind::Invalid,
-        }
-    }
+/// A library type parsed by its `FromStr`, with `names` listed as the possible values in
+/// `--help` and in the error for anything else.
+fn by_name<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: Into<Box<dyn Error + Send + Sync + 'static>>,
+{
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
 }
 
 #[derive(Args, Debug)]
@@ -187,8 +186,8 @@ struct StatsArgs {
 #[derive(Args, Debug)]
 struct FilterArgs {
     /// Keep messages of this kind (repeatable, or comma-separated).
-    #[arg(long, value_enum, value_name = "KIND", value_delimiter = ',')]
-    kind: Vec<KindArg>,
+    #[arg(long, value_name = "KIND", value_delimiter = ',', value_parser = kinds())]
+    kind: Vec<Kind>,
     /// Keep requests and notifications whose method matches this glob (`*`, `?`; repeatable).
     #[arg(long, value_name = "GLOB")]
     method: Vec<String>,
@@ -245,20 +244,9 @@ fn parse_size(s: &str) -> Result<usize, String> {
 
 impl Common {
     fn settings(&self) -> Settings {
-        let framing = match self.framing {
-            FramingArg::Auto => None,
-            FramingArg::Ndjson => Some(Framing::Ndjson),
-            FramingArg::ContentLength => Some(Framing::ContentLength),
-            FramingArg::Sse => Some(Framing::Sse),
-            FramingArg::JsonSeq => Some(Framing::JsonSeq),
-        };
-        let validation = match self.mode {
-            ModeArg::Strict => Validation::Full,
-            ModeArg::Envelope => Validation::Envelope,
-        };
         Settings {
-            framing,
-            parser: rpcscan::Parser::new().validation(validation),
+            framing: self.framing.0,
+            parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
             mmap: !self.no_mmap,
         }
@@ -327,9 +315,13 @@ fn main() -> ExitCode {
                 &mut out,
             )
             .and_then(|run| {
-                let report = cmd.report(&run.tally, run.bytes, start.elapsed());
-                out.write(&report)?;
-                out.flush()?;
+                // Inputs failed and nothing was read: a report of zeros would only look
+                // like an answer.
+                if !(run.failed && run.bytes == 0) {
+                    let report = cmd.report(&run.tally, run.bytes, start.elapsed());
+                    out.write(&report)?;
+                    out.flush()?;
+                }
                 Ok(run)
             });
             exit(run, |_| 0)
@@ -346,7 +338,7 @@ fn main() -> ExitCode {
             let mut kinds = args
                 .kind
                 .iter()
-                .fold(0, |bits, &k| bits | filter::Filter::kind_bit(k.into()));
+                .fold(0, |bits, &k| bits | filter::Filter::kind_bit(k));
             if args.invalid {
                 kinds |= filter::Filter::kind_bit(Kind::Invalid);
             }

@@ -1,8 +1,9 @@
-//! `rpcscan respond`: what a gateway answers to each message, in order (SPEC §4).
+//! `rpcscan respond`: what a gateway answers to each message, in order (docs/spec.md §4).
 //!
 //! A supported request: `supported`. An unsupported one: -32601 with its raw id. An invalid
 //! message: -32700 or -32600 with the recovered id or `null`. Notifications, results and
-//! errors: nothing. Every response comes from `rpcscan::response`, spaced as SPEC §4 prints it.
+//! errors: nothing. Every response comes from `rpcscan::response`, spaced as docs/spec.md §4
+//! prints it.
 
 use rpcscan::response::{ErrorResponse, METHOD_NOT_FOUND};
 use rpcscan::Kind;

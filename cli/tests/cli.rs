@@ -466,7 +466,7 @@ fn usage_and_io_errors_exit_2() {
     );
     let dir = run(&["stats", env!("CARGO_TARGET_TMPDIR")], In::Null);
     assert_eq!(dir.code, Some(2));
-    assert!(dir.stderr.contains("byte 0"), "{}", dir.stderr);
+    assert!(dir.stderr.contains("is a directory"), "{}", dir.stderr);
 
     for args in [
         &["classify", "--bogus"][..],
@@ -947,4 +947,137 @@ fn pipe_chunking_does_not_matter() {
         got == want.raw,
         "a chunked pipe gives other answers than the file"
     );
+}
+
+#[test]
+fn a_directory_is_a_directory_not_a_read_error() {
+    let dir = env!("CARGO_TARGET_TMPDIR");
+    for args in [
+        &["classify", dir][..],
+        &["classify", "--no-mmap", dir],
+        &["respond", dir],
+    ] {
+        let out = run(args, In::Null);
+        assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
+        assert_eq!(
+            out.stderr,
+            format!("rpcscan: {dir}: is a directory\n"),
+            "{args:?}"
+        );
+        assert!(out.raw.is_empty(), "{args:?}: {out:?}");
+    }
+    // The other inputs are still scanned.
+    let both = run(&["classify", dir, p(&sample())], In::Null);
+    assert_eq!((both.code, both.lines()), (Some(2), SAMPLE_KINDS.to_vec()));
+    let on_stdin = run(&["classify"], In::File(Path::new(dir)));
+    assert_eq!(on_stdin.code, Some(2));
+    assert_eq!(on_stdin.stderr, "rpcscan: <stdin>: is a directory\n");
+}
+
+#[test]
+fn stats_prints_no_report_of_zeros_after_an_input_failed() {
+    for args in [
+        &["stats", "/nonexistent/rpcscan.ndjson"][..],
+        &["stats", "--json", "/nonexistent/rpcscan.ndjson"],
+        &["stats", env!("CARGO_TARGET_TMPDIR")],
+    ] {
+        let out = run(args, In::Null);
+        assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
+        assert!(out.raw.is_empty(), "{args:?}: {out:?}");
+        assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {out:?}");
+    }
+    // What the inputs that could be read add up to is still reported.
+    let partial = run(
+        &[
+            "stats",
+            "--json",
+            "/nonexistent/rpcscan.ndjson",
+            p(&sample()),
+        ],
+        In::Null,
+    );
+    assert_eq!(partial.code, Some(2));
+    let report: serde_json::Value = serde_json::from_str(&partial.stdout).unwrap();
+    assert_eq!(report["messages"], SAMPLE_KINDS.len());
+    // No input failed: an empty input gets its report of zeros.
+    let empty = run(&["stats", "--json"], In::Pipe(b""));
+    assert_eq!(empty.code, Some(0));
+    let report: serde_json::Value = serde_json::from_str(&empty.stdout).unwrap();
+    assert_eq!(report["messages"], 0);
+}
+
+#[test]
+fn binary_looking_input_gets_one_warning_and_is_still_scanned() {
+    let mut bytes = SAMPLE.as_bytes().to_vec();
+    bytes.extend_from_slice(b"\n\0\0\0\x1f\x8b\0\n");
+    bytes.extend_from_slice(br#"{"jsonrpc":"2.0","method":"after"}"#);
+    let path = file("binary.ndjson", &bytes);
+    let at = SAMPLE.len() + 1;
+    let warning = |name: &str| {
+        format!("rpcscan: {name}: looks binary (a NUL byte at byte {at}); scanning it anyway\n")
+    };
+    let mut kinds = SAMPLE_KINDS.to_vec();
+    kinds.extend(["invalid", "notification"]);
+    for (args, input, name) in [
+        (&["classify", p(&path)][..], In::Null, p(&path)),
+        (&["classify", "--no-mmap", p(&path)], In::Null, p(&path)),
+        (&["classify"], In::Pipe(&bytes), "<stdin>"),
+        (&["classify"], In::File(&path), "<stdin>"),
+    ] {
+        let out = run(args, input);
+        assert_eq!(out.code, Some(0), "{args:?}: {out:?}");
+        assert_eq!(out.lines(), kinds, "{args:?}");
+        assert_eq!(out.stderr, warning(name), "{args:?}");
+    }
+    // Other framings too.
+    let framed = b"Content-Length: 3\r\n\r\n\0{}Content-Length: 2\r\n\r\n{}";
+    let out = run(&["classify"], In::Pipe(framed));
+    assert_eq!(out.lines(), ["invalid", "invalid"]);
+    assert_eq!(
+        out.stderr,
+        "rpcscan: <stdin>: looks binary (a NUL byte at byte 21); scanning it anyway\n"
+    );
+    // Text never warns, and a NUL past the first 8 KiB is not looked for.
+    let mut late = vec![b'\n'; 8 * 1024];
+    late.extend_from_slice(b"\0\n");
+    for input in [In::Pipe(SAMPLE.as_bytes()), In::Pipe(&late)] {
+        let out = run(&["stats"], input);
+        assert_eq!((out.code, out.stderr.as_str()), (Some(0), ""));
+    }
+}
+
+#[test]
+fn shared_options_have_their_own_help_heading() {
+    for sub in ["classify", "stats", "filter", "respond"] {
+        let help = run(&[sub, "--help"], In::Null).stdout;
+        let (own, shared) = help
+            .split_once("\nInput options:\n")
+            .unwrap_or_else(|| panic!("{sub}: {help}"));
+        for option in [
+            "--framing",
+            "--mode",
+            "--max-message-size",
+            "--threads",
+            "--no-mmap",
+        ] {
+            assert!(
+                shared.contains(option) && !own.contains(option),
+                "{sub} {option}"
+            );
+        }
+        assert!(
+            own.contains("--help") && !shared.contains("--help"),
+            "{sub}"
+        );
+        assert!(own.contains("Arguments:\n  [FILE]..."), "{sub}");
+        assert!(shared.contains("(not given, or 0: one per core)"), "{sub}");
+        for values in [
+            "[possible values: auto, ndjson, content-length, sse, json-seq]",
+            "[possible values: strict, envelope]",
+        ] {
+            assert!(shared.contains(values), "{sub}: {values}");
+        }
+    }
+    let filter = run(&["filter", "--help"], In::Null).stdout;
+    assert!(filter.contains("[possible values: request, notification, result, error, invalid]"));
 }

@@ -169,7 +169,7 @@ pub fn classify(bytes: &[u8]) {
             );
         } else if json {
             assert_eq!(small, strict, "limit {limit} on {}", show(bytes));
-        } else if parser.validation_mode() == Validation::Full {
+        } else if parser.validation_mode() == Validation::Strict {
             assert_eq!(small.map_err(|e| e.code()).err(), Some(-32700));
         }
     }

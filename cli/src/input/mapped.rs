@@ -1,0 +1,70 @@
+//! Memory-mapped NDJSON files, cut in order into newline-aligned blocks for the pipeline.
+
+use std::sync::Arc;
+
+use memmap2::Mmap;
+
+use super::lines::newlines;
+use super::pipeline::{Block, Data, Producer, ReadError};
+use super::Source;
+
+/// Target size of one block of a mapped file (extended to the next newline).
+const RANGE: usize = 1024 * 1024;
+
+/// A memory-mapped NDJSON input.
+pub(super) struct Mapped {
+    pub(super) source: Arc<Source>,
+    pub(super) map: Mmap,
+    /// Where our data starts in the map (stdin may be positioned past 0).
+    pub(super) start: usize,
+}
+
+impl Mapped {
+    pub(super) fn data(&self) -> &[u8] {
+        self.map.get(self.start..).unwrap_or_default()
+    }
+}
+
+/// Cuts mapped files, in order, into newline-aligned blocks of about [`RANGE`] bytes.
+pub(super) fn produce_ranges<T>(
+    p: &Producer<T>,
+    files: Vec<Arc<Mapped>>,
+    lines: bool,
+) -> (u64, Option<ReadError>) {
+    let mut bytes = 0;
+    for file in files {
+        let data = file.data();
+        let mut pos = 0;
+        let mut line = u64::from(lines);
+        while pos < data.len() {
+            let target = pos + RANGE;
+            let end = if target >= data.len() {
+                data.len()
+            } else {
+                // From `target - 1`, so that a newline right before the target ends the block.
+                let from = target - 1;
+                memchr::memchr(b'\n', data.get(from..).unwrap_or_default())
+                    .map_or(data.len(), |i| from + i + 1)
+            };
+            if p.permit().is_none() {
+                return (bytes, None);
+            }
+            p.send(Block::Lines {
+                source: Arc::clone(&file.source),
+                data: Data::Mapped {
+                    file: Arc::clone(&file),
+                    start: pos,
+                    end,
+                },
+                base: pos as u64,
+                line,
+            });
+            if lines {
+                line += newlines(data.get(pos..end).unwrap_or_default());
+            }
+            bytes += (end - pos) as u64;
+            pos = end;
+        }
+    }
+    (bytes, None)
+}

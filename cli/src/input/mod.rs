@@ -1,0 +1,371 @@
+//! Where messages come from, and in which order they reach a subcommand.
+//!
+//! NDJSON, mapped or streamed, goes through one ordered parallel pipeline: a producer
+//! thread cuts the input into blocks of whole lines (newline-aligned ranges of a
+//! memory-mapped file, several files in a row; or chunks read from a pipe, at most a window
+//! of them in flight, so memory stays bounded whatever the input size), the rayon pool
+//! scans the blocks, and the calling thread writes each block's output in input order.
+//! Content-Length, SSE and json-seq streams are read in fixed-size chunks into a bounded
+//! `BytesMut` and cut, in order, by the library's framing decoders. Every message reaches
+//! [`Command::item`] as an [`Item`]: its offset, NDJSON line, original bytes and verdict.
+//! The per-message path allocates nothing: blocks are borrowed, output goes into reused
+//! buffers.
+//!
+//! | file | its one job |
+//! |---|---|
+//! | `mod.rs` | the types a subcommand sees, and [`run`]: each input down its road |
+//! | `open.rs` | opening an input: mapped (regular NDJSON file) or streamed |
+//! | `sniff.rs` | the first bytes of a stream: `--framing auto`, binary-looking input |
+//! | `pipeline.rs` | the ordered parallel pipeline: producer, rayon workers, writer |
+//! | `mapped.rs` | mapped files cut into newline-aligned blocks |
+//! | `lines.rs` | a stream cut into blocks of whole lines; oversized lines skipped unbuffered |
+//! | `ndjson.rs` | the hot loop: one block's lines to the subcommand |
+//! | `stream.rs` | Content-Length, SSE and json-seq streams through the library's decoders |
+//! | `progress.rs` | the progress bar |
+//! | `output.rs` | stdout, stderr, and why a run stops |
+
+mod lines;
+mod mapped;
+mod ndjson;
+mod open;
+mod output;
+mod pipeline;
+mod progress;
+mod sniff;
+mod stream;
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use rpcscan::frame::Framing;
+use rpcscan::{Invalid, Kind, Message, Parser, Reason};
+
+use self::lines::produce_lines;
+use self::mapped::{produce_ranges, Mapped};
+use self::open::{open, Opened};
+pub use self::output::{warn, Output, Stop};
+use self::pipeline::pipeline;
+use self::progress::Progress;
+use self::sniff::sniff;
+use self::stream::{Stream, StreamError};
+
+/// How much a stream read asks for at once.
+const READ_CHUNK: usize = 256 * 1024;
+/// Mapped files held open at once before their group is scanned.
+const MAX_GROUP: usize = 64;
+
+/// Options shared by every subcommand.
+#[derive(Clone, Copy, Debug)]
+pub struct Settings {
+    /// `None`: sniff each input (`--framing auto`).
+    pub framing: Option<Framing>,
+    /// Validation mode and depth limit.
+    pub parser: Parser,
+    /// Longest message (NDJSON: line without its `\n` / `\r\n`).
+    pub max_message_size: usize,
+    /// Memory-map regular files (`--no-mmap` turns it off).
+    pub mmap: bool,
+}
+
+/// One input operand: a path, or `-` / nothing for stdin.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// Standard input.
+    Stdin,
+    /// A file (or a FIFO, a device...).
+    Path(PathBuf),
+}
+
+impl Input {
+    /// Operands as given on the command line; none means stdin.
+    pub fn from_args(files: &[PathBuf]) -> Vec<Input> {
+        if files.is_empty() {
+            return vec![Input::Stdin];
+        }
+        files
+            .iter()
+            .map(|f| {
+                if f.as_os_str() == "-" {
+                    Input::Stdin
+                } else {
+                    Input::Path(f.clone())
+                }
+            })
+            .collect()
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Input::Stdin => "<stdin>".to_owned(),
+            Input::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// The name of an input, for messages and for `--json` output.
+#[derive(Debug)]
+pub struct Source {
+    /// As shown to a person.
+    pub name: String,
+    /// As a JSON string, quotes included.
+    pub json_name: Vec<u8>,
+}
+
+impl Source {
+    fn new(name: String) -> Source {
+        let mut json_name = Vec::with_capacity(name.len() + 2);
+        crate::json::write_str(&mut json_name, &name);
+        Source { name, json_name }
+    }
+}
+
+/// One message as a subcommand sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct Item<'a> {
+    /// Byte offset of the message in its input (NDJSON: the line's first byte; other
+    /// framings: the frame's, as the decoder reports it).
+    pub offset: u64,
+    /// 1-based NDJSON line, when the subcommand asked for lines; else 0.
+    pub line: u64,
+    /// The message's original bytes; empty for a frame the framing had to skip.
+    pub bytes: &'a [u8],
+    /// The verdict.
+    pub verdict: Verdict<'a>,
+}
+
+/// What a message is.
+#[derive(Clone, Copy, Debug)]
+pub enum Verdict<'a> {
+    /// Request, notification, result or error.
+    Message(Message<'a>),
+    /// A complete message that breaks the rules.
+    Invalid(Invalid<'a>),
+    /// A frame the framing skipped (oversized, or a framing error): `invalid` with this
+    /// reason, and no bytes to show.
+    Skipped {
+        /// `too_large`, or what the decoder reports for a framing error.
+        reason: Reason,
+        /// Bytes discarded.
+        len: u64,
+    },
+}
+
+impl Verdict<'_> {
+    /// The kind, `invalid` for skipped frames.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Verdict::Message(m) => m.kind(),
+            Verdict::Invalid(_) | Verdict::Skipped { .. } => Kind::Invalid,
+        }
+    }
+
+    /// Why the message is invalid, if it is.
+    pub fn reason(&self) -> Option<Reason> {
+        match self {
+            Verdict::Message(_) => None,
+            Verdict::Invalid(inv) => Some(inv.reason()),
+            Verdict::Skipped { reason, .. } => Some(*reason),
+        }
+    }
+}
+
+/// A subcommand: what happens to each message, and how per-range tallies add up.
+pub trait Command: Sync {
+    /// What a block of input adds up to (counts, a flag...). Blocks are merged in input order.
+    type Tally: Default + Send + 'static;
+
+    /// Handles one message: append output to `out`, count into `tally`.
+    fn item(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, tally: &mut Self::Tally);
+
+    /// Adds a later block's tally to an earlier one.
+    fn merge(&self, into: &mut Self::Tally, from: Self::Tally);
+
+    /// `true` when [`Item::line`] must be filled in (it costs a newline count).
+    fn wants_lines(&self) -> bool {
+        false
+    }
+
+    /// `true` when output is printed as messages go by (not only at the end): then a
+    /// progress bar would be torn up by it on a terminal, and is not drawn.
+    fn prints_as_it_goes(&self) -> bool {
+        true
+    }
+}
+
+/// What a whole run added up to.
+#[derive(Debug)]
+pub struct Run<T> {
+    /// The merged tally of every input.
+    pub tally: T,
+    /// Input bytes scanned.
+    pub bytes: u64,
+    /// An input could not be opened or read (already reported on stderr).
+    pub failed: bool,
+}
+
+/// Scans every input in order with `cmd`, writing its output to `out`.
+pub fn run<C: Command>(
+    cmd: &C,
+    settings: &Settings,
+    inputs: &[Input],
+    out: &mut Output,
+) -> Result<Run<C::Tally>, Stop> {
+    let mut run = Run {
+        tally: C::Tally::default(),
+        bytes: 0,
+        failed: false,
+    };
+    let progress = Progress::new(
+        inputs,
+        !(cmd.prints_as_it_goes() && io::stdout().is_terminal()),
+    );
+    let mut group: Vec<Arc<Mapped>> = Vec::new();
+    for input in inputs {
+        let opened = match open(input, settings) {
+            Ok(opened) => opened,
+            Err(e) => {
+                warn(format_args!("{}: {e}", input.name()));
+                run.failed = true;
+                continue;
+            }
+        };
+        let (source, mut reader, framing) = match opened {
+            Opened::Mapped(mapped) => {
+                group.push(Arc::new(mapped));
+                if group.len() == MAX_GROUP {
+                    scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+                }
+                continue;
+            }
+            Opened::Stream {
+                source,
+                reader,
+                framing,
+            } => (source, reader, framing),
+        };
+        // Mapped files before this stream come first.
+        scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+        let mut first = Vec::new();
+        let framing = match framing {
+            Some(framing) => framing,
+            None => match sniff(&mut reader, &mut first) {
+                Ok(()) => Framing::detect(&first),
+                Err(e) => {
+                    warn(format_args!(
+                        "{}: read error at byte {}: {e}",
+                        source.name,
+                        first.len()
+                    ));
+                    run.failed = true;
+                    continue;
+                }
+            },
+        };
+        if framing == Framing::Ndjson {
+            let lines = cmd.wants_lines();
+            let max = settings.max_message_size;
+            pipeline(cmd, settings, out, &mut run, &progress, move |p| {
+                produce_lines(p, source, reader, first, max, lines)
+            })?;
+            continue;
+        }
+        let mut stream = Stream {
+            cmd,
+            settings,
+            source: &source,
+            tally: &mut run.tally,
+            pending: Vec::with_capacity(64 * 1024),
+            buf: BytesMut::from(&first[..]),
+            read: first.len() as u64,
+            eof: false,
+        };
+        let result = stream.frames(&mut reader, framing, out, &progress);
+        run.bytes += stream.read;
+        match result {
+            Ok(()) => {}
+            Err(StreamError::Stop(stop)) => return Err(stop),
+            Err(StreamError::Read { at, error }) => {
+                warn(format_args!(
+                    "{}: read error at byte {at}: {error}",
+                    source.name
+                ));
+                run.failed = true;
+            }
+        }
+    }
+    scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+    progress.finish();
+    out.flush()?;
+    Ok(run)
+}
+
+/// Scans (and empties) a group of mapped NDJSON files, in parallel and in order.
+fn scan_mapped<C: Command>(
+    cmd: &C,
+    settings: &Settings,
+    out: &mut Output,
+    run: &mut Run<C::Tally>,
+    progress: &Progress,
+    group: &mut Vec<Arc<Mapped>>,
+) -> Result<(), Stop> {
+    if group.is_empty() {
+        return Ok(());
+    }
+    let files = std::mem::take(group);
+    let lines = cmd.wants_lines();
+    pipeline(cmd, settings, out, run, progress, move |p| {
+        produce_ranges(p, files, lines)
+    })
+}
+
+/// What the unit tests of the input files share: a subcommand that writes down each item.
+#[cfg(test)]
+mod testing {
+    use super::{Command, Item, Settings, Source, Verdict};
+
+    /// One item as written down: offset, line, bytes (lossy), and its kind, or its reason
+    /// (with the length dropped, for a skipped frame: `too_large 40`).
+    pub(super) type Seen = (u64, u64, String, String);
+
+    /// Writes down every item, in order, with its line number.
+    pub(super) struct Record;
+
+    impl Command for Record {
+        type Tally = Vec<Seen>;
+
+        fn item(&self, _: &Source, item: &Item<'_>, _: &mut Vec<u8>, tally: &mut Vec<Seen>) {
+            let verdict = match item.verdict {
+                Verdict::Skipped { reason, len } => format!("{} {len}", reason.as_str()),
+                Verdict::Invalid(invalid) => invalid.reason().as_str().to_owned(),
+                Verdict::Message(message) => message.kind().as_str().to_owned(),
+            };
+            let bytes = String::from_utf8_lossy(item.bytes).into_owned();
+            tally.push((item.offset, item.line, bytes, verdict));
+        }
+
+        fn merge(&self, into: &mut Vec<Seen>, from: Vec<Seen>) {
+            into.extend(from);
+        }
+
+        fn wants_lines(&self) -> bool {
+            true
+        }
+    }
+
+    /// Strict, no sniffing, messages of at most `max` bytes.
+    pub(super) fn settings(max: usize) -> Settings {
+        Settings {
+            framing: None,
+            parser: rpcscan::Parser::new(),
+            max_message_size: max,
+            mmap: false,
+        }
+    }
+
+    /// `Seen` from a table row.
+    pub(super) fn seen(row: &(u64, u64, &str, &str)) -> Seen {
+        (row.0, row.1, row.2.to_owned(), row.3.to_owned())
+    }
+}

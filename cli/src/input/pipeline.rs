@@ -1,0 +1,333 @@
+//! The ordered parallel pipeline: a producer thread sends blocks of whole NDJSON lines, the
+//! rayon pool scans them, and the calling thread writes each block's output in input order,
+//! with at most a window of blocks in flight.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc};
+use std::thread;
+
+use rpcscan::Reason;
+
+use super::mapped::Mapped;
+use super::ndjson::scan_ndjson;
+use super::progress::Progress;
+use super::{warn, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
+
+/// Blocks in flight per worker thread: enough to keep every worker busy while the writer
+/// waits for the oldest.
+const WINDOW_PER_THREAD: usize = 4;
+
+/// A unit of parallel work, in input order.
+pub(super) enum Block {
+    /// Whole NDJSON lines (the last one may be unterminated at end of input).
+    Lines {
+        source: Arc<Source>,
+        data: Data,
+        /// Input offset of the first byte.
+        base: u64,
+        /// Line number of the first byte (0: not counted).
+        line: u64,
+    },
+    /// An oversized line a stream dropped as it went by.
+    TooLarge {
+        source: Arc<Source>,
+        offset: u64,
+        line: u64,
+        len: u64,
+    },
+}
+
+/// The bytes of a block: borrowed from a map, or read from a stream.
+pub(super) enum Data {
+    Mapped {
+        file: Arc<Mapped>,
+        start: usize,
+        end: usize,
+    },
+    Read(Vec<u8>),
+}
+
+impl Block {
+    /// Input bytes the block stands for (progress).
+    fn size(&self) -> u64 {
+        match self {
+            Block::Lines {
+                data: Data::Mapped { start, end, .. },
+                ..
+            } => (end - start) as u64,
+            Block::Lines {
+                data: Data::Read(bytes),
+                ..
+            } => bytes.len() as u64,
+            Block::TooLarge { len, .. } => *len,
+        }
+    }
+
+    pub(super) fn scan<C: Command>(
+        &self,
+        cmd: &C,
+        settings: &Settings,
+        out: &mut Vec<u8>,
+        tally: &mut C::Tally,
+    ) {
+        match self {
+            Block::Lines {
+                source,
+                data,
+                base,
+                line,
+            } => {
+                let bytes = match data {
+                    Data::Mapped { file, start, end } => {
+                        file.data().get(*start..*end).unwrap_or_default()
+                    }
+                    Data::Read(bytes) => bytes,
+                };
+                scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally);
+            }
+            Block::TooLarge {
+                source,
+                offset,
+                line,
+                len,
+            } => {
+                let item = Item {
+                    offset: *offset,
+                    line: *line,
+                    bytes: &[],
+                    verdict: Verdict::Skipped {
+                        reason: Reason::TooLarge,
+                        len: *len,
+                    },
+                };
+                cmd.item(source, &item, out, tally);
+            }
+        }
+    }
+
+    /// The read buffer, for reuse by the producer.
+    pub(super) fn into_buffer(self) -> Option<Vec<u8>> {
+        match self {
+            Block::Lines {
+                data: Data::Read(bytes),
+                ..
+            } => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
+/// A read error a producer hit: where, and what.
+pub(super) struct ReadError {
+    pub(super) source: Arc<Source>,
+    pub(super) at: u64,
+    pub(super) error: io::Error,
+}
+
+/// What the pipeline's writer hears, all on one channel: blocks from the producer, results
+/// from the workers, and the producer's end.
+enum Event<T> {
+    Block(Block),
+    Done {
+        seq: usize,
+        out: Vec<u8>,
+        buffer: Option<Vec<u8>>,
+        size: u64,
+        tally: thread::Result<T>,
+    },
+    End {
+        bytes: u64,
+        error: Option<ReadError>,
+        panicked: bool,
+    },
+}
+
+/// A scanned block waiting for its turn: output, input size, tally.
+type Finished<T> = (Vec<u8>, u64, thread::Result<T>);
+
+/// The producer's side: a permit (with a buffer to reuse) before each block, so that at
+/// most a window of blocks is ever in flight.
+pub(super) struct Producer<T> {
+    events: mpsc::Sender<Event<T>>,
+    permits: mpsc::Receiver<Vec<u8>>,
+}
+
+impl<T> Producer<T> {
+    /// Waits for room in the window; `None` when the writer has stopped.
+    pub(super) fn permit(&self) -> Option<Vec<u8>> {
+        self.permits.recv().ok()
+    }
+
+    pub(super) fn send(&self, block: Block) {
+        let _ = self.events.send(Event::Block(block));
+    }
+}
+
+/// Runs `produce` on its own thread and scans the blocks it sends on the rayon pool,
+/// writing their output in order. The producer thread is not joined: one blocked reading a
+/// pipe must not keep a finished run (`| head`) waiting.
+pub(super) fn pipeline<C, P>(
+    cmd: &C,
+    settings: &Settings,
+    out: &mut Output,
+    run: &mut Run<C::Tally>,
+    progress: &Progress,
+    produce: P,
+) -> Result<(), Stop>
+where
+    C: Command,
+    P: FnOnce(&Producer<C::Tally>) -> (u64, Option<ReadError>) + Send + 'static,
+{
+    let window = rayon::current_num_threads().max(1) * WINDOW_PER_THREAD;
+    let (events, inbox) = mpsc::channel::<Event<C::Tally>>();
+    let (permits, permit_inbox) = mpsc::sync_channel::<Vec<u8>>(window);
+    for _ in 0..window {
+        let _ = permits.send(Vec::new());
+    }
+    let producer = Producer {
+        events: events.clone(),
+        permits: permit_inbox,
+    };
+    thread::spawn(move || {
+        let result = catch_unwind(AssertUnwindSafe(|| produce(&producer)));
+        let end = match result {
+            Ok((bytes, error)) => Event::End {
+                bytes,
+                error,
+                panicked: false,
+            },
+            Err(_) => Event::End {
+                bytes: 0,
+                error: None,
+                panicked: true,
+            },
+        };
+        let _ = producer.events.send(end);
+    });
+
+    let mut stop = None;
+    let mut read_error = None;
+    rayon::in_place_scope(|scope| {
+        let mut spawned = 0usize;
+        let mut written = 0usize;
+        let mut total = None;
+        let mut pending: BTreeMap<usize, Finished<C::Tally>> = BTreeMap::new();
+        let mut free: Vec<Vec<u8>> = Vec::new();
+        while total != Some(written) && stop.is_none() {
+            // We hold a sender, so this only fails if every sender is gone: cannot happen.
+            let Ok(event) = inbox.recv() else { break };
+            match event {
+                Event::Block(block) => {
+                    let seq = spawned;
+                    spawned += 1;
+                    let events = events.clone();
+                    let mut out = free.pop().unwrap_or_default();
+                    scope.spawn(move |_| {
+                        let tally = catch_unwind(AssertUnwindSafe(|| {
+                            let mut tally = C::Tally::default();
+                            block.scan(cmd, settings, &mut out, &mut tally);
+                            tally
+                        }));
+                        let size = block.size();
+                        let _ = events.send(Event::Done {
+                            seq,
+                            out,
+                            buffer: block.into_buffer(),
+                            size,
+                            tally,
+                        });
+                    });
+                }
+                Event::Done {
+                    seq,
+                    out: buf,
+                    buffer,
+                    size,
+                    tally,
+                } => {
+                    pending.insert(seq, (buf, size, tally));
+                    let mut buffer = buffer;
+                    while let Some((mut buf, size, tally)) = pending.remove(&written) {
+                        written += 1;
+                        match tally {
+                            Ok(tally) => {
+                                if let Err(e) = out.write(&buf) {
+                                    stop = Some(e);
+                                    break;
+                                }
+                                cmd.merge(&mut run.tally, tally);
+                                progress.inc(size);
+                            }
+                            Err(_) => {
+                                stop = Some(Stop::Panic);
+                                break;
+                            }
+                        }
+                        buf.clear();
+                        free.push(buf);
+                        let _ = permits.send(buffer.take().unwrap_or_default());
+                    }
+                    // Nothing ready behind it: let a live reader see what we have.
+                    if stop.is_none() && pending.is_empty() {
+                        if let Err(e) = out.flush() {
+                            stop = Some(e);
+                        }
+                    }
+                }
+                Event::End {
+                    bytes,
+                    error,
+                    panicked,
+                } => {
+                    total = Some(spawned);
+                    run.bytes += bytes;
+                    read_error = error;
+                    if panicked {
+                        stop = Some(Stop::Panic);
+                    }
+                }
+            }
+        }
+        // Leaving the scope waits for the blocks still in flight (at most a window).
+    });
+    if let Some(stop) = stop {
+        return Err(stop);
+    }
+    if let Some(e) = read_error {
+        warn(format_args!(
+            "{}: read error at byte {}: {}",
+            e.source.name, e.at, e.error
+        ));
+        run.failed = true;
+    }
+    Ok(())
+}
+
+/// Runs a producer on this thread, with permits for `permits` blocks, and returns the
+/// blocks it sent, and what it returned.
+#[cfg(test)]
+pub(super) fn produce_here(
+    permits: usize,
+    produce: impl FnOnce(&Producer<()>) -> (u64, Option<ReadError>),
+) -> (Vec<Block>, u64, Option<ReadError>) {
+    let (events, inbox) = mpsc::channel();
+    let (permit, permit_inbox) = mpsc::channel();
+    for _ in 0..permits {
+        let _ = permit.send(Vec::new());
+    }
+    drop(permit);
+    let (bytes, error) = produce(&Producer {
+        events,
+        permits: permit_inbox,
+    });
+    let blocks = inbox
+        .try_iter()
+        .filter_map(|event| match event {
+            Event::Block(block) => Some(block),
+            _ => None,
+        })
+        .collect();
+    (blocks, bytes, error)
+}
