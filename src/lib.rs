@@ -70,11 +70,14 @@
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
+mod batch;
+mod error;
 pub mod frame;
 mod id;
 mod invalid;
 pub mod json;
 mod kind;
+mod limits;
 pub mod mcp;
 mod message;
 mod owned;
@@ -85,13 +88,14 @@ mod scan;
 mod simd;
 mod text;
 
+pub use batch::Batch;
 pub use id::{ErrorCode, Id};
 pub use invalid::{Invalid, Reason};
 pub use kind::Kind;
+pub use limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use message::{Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
-pub use parser::{Parser, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
-pub use scan::batch::Batch;
+pub use parser::{Parser, Validation};
 pub use simd::kernel_level;
 pub use text::{DecodeError, Str};
 

@@ -1,17 +1,12 @@
 //! Parser options and the entry points.
 
+use crate::batch::Batch;
 use crate::invalid::{Invalid, Reason};
 use crate::kind::Kind;
+use crate::limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 use crate::message::Message;
-use crate::scan::{self, batch::Batch, envelope, ws, Top};
+use crate::scan::{self, decide, envelope, ws, Top};
 use crate::Id;
-
-/// Default nesting limit: the top-level object is depth 1 (SPEC §2).
-pub const DEFAULT_MAX_DEPTH: usize = 1024;
-
-/// The largest nesting limit [`Parser::max_depth`] accepts; larger values are clamped.
-/// The limit exists so that depth tracking needs no allocation (one bit per level).
-pub const MAX_DEPTH_LIMIT: usize = 4096;
 
 /// How much of a message is validated (SPEC §2 and §6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -99,7 +94,7 @@ impl Parser {
             Validation::Envelope => scan::top::<false>(msg, self.max_depth, &mut facts),
         };
         match top {
-            Ok(Top::Object) => match envelope::decide(&facts) {
+            Ok(Top::Object) => match decide::decide(&facts) {
                 Ok(fields) => Ok(Message::new(msg, fields)),
                 Err((reason, id)) => Err(Invalid::new(
                     reason,

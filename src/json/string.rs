@@ -4,7 +4,7 @@
 //! see `scan::message`), and envelope mode checks the few strings it reads with
 //! [`super::utf8::validate`].
 
-use super::JsonError;
+use crate::error::JsonError;
 use crate::simd;
 
 /// Scans the string whose opening quote is at `open`. Returns the offset after the closing

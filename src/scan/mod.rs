@@ -1,16 +1,15 @@
 //! The single pass over one message: the prologue (size, BOM, UTF-8), the top-level walk,
 //! and the rules of SPEC §3 applied to what the walk found.
 
-pub(crate) mod batch;
+pub(crate) mod decide;
 pub(crate) mod envelope;
 pub(crate) mod fast;
 pub(crate) mod skip;
 
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::{utf8, JsonError};
-
-/// Spans are `u32`: one message may not exceed 4 GiB (reported as `too_large`).
-pub(crate) const MAX_MESSAGE_LEN: usize = u32::MAX as usize;
+use crate::json::utf8;
+use crate::limits::MAX_MESSAGE_LEN;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

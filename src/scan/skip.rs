@@ -5,8 +5,9 @@
 //! the depth limit is a number, not a stack size.
 
 use super::ws;
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::{literal, number, string, JsonError};
+use crate::json::{literal, number, string};
 use crate::simd::{self, blocks::Nesting};
 
 /// Skips the value at `pos` (whitespace already skipped); returns the offset after it.

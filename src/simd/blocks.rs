@@ -10,9 +10,9 @@
 //! Blocks start at the container's first byte, so no alignment is needed; the last partial
 //! block is copied into a space-padded 64-byte buffer, so nothing is read past the slice.
 
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::JsonError;
-use crate::parser::MAX_DEPTH_LIMIT;
+use crate::limits::MAX_DEPTH_LIMIT;
 
 /// The bit masks of one 64-byte block (bit i = byte i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -27,7 +27,8 @@ mod x86;
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use crate::json::{string, JsonError};
+use crate::error::JsonError;
+use crate::json::string;
 use crate::scan::{envelope::Facts, Top};
 
 pub(crate) use blocks::skip_container;

@@ -8,7 +8,8 @@ use core::arch::x86_64::*;
 
 use super::blocks::{self, Masks};
 use super::tokens::{self, Carry, EscapeMasks, TokenMasks};
-use crate::json::{string, JsonError};
+use crate::error::JsonError;
+use crate::json::string;
 use crate::scan::{envelope::Facts, Top};
 
 /// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
