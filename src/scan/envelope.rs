@@ -217,7 +217,7 @@ fn next_member(buf: &[u8], i: usize) -> Result<(bool, usize), JsonError> {
 }
 
 /// Where the walk's syntax comes from: [`Exact`] (byte by byte, with exact error offsets)
-/// or the fast path's token stream (`scan::fast`, which only knows "valid" or "don't know").
+/// or the fast path's token stream (`scan::stage2`, which only knows "valid" or "don't know").
 /// Offsets are the same in both: a value's first byte, the offset after it.
 pub(crate) trait Source<'a> {
     /// What a failed walk returns.

@@ -3,8 +3,8 @@
 
 pub(crate) mod decide;
 pub(crate) mod envelope;
-pub(crate) mod fast;
 pub(crate) mod skip;
+pub(crate) mod stage2;
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -42,7 +42,7 @@ pub(crate) enum Top {
 /// grammar is then checked on the valid prefix: a grammar error inside that prefix wins,
 /// anything else is the UTF-8 error.
 ///
-/// Before all that, the fast path (`fast`: a token stream built 64 bytes at a time, string
+/// Before all that, the fast path (`stage2`: a token stream built 64 bytes at a time, string
 /// contents checked in bulk, UTF-8 only when a byte is not ASCII) either accepts the message
 /// or hands it to the exact path described above; only the exact path reports errors, so
 /// offsets and reasons never depend on the kernel level.

@@ -19,9 +19,9 @@
 //! 1 MB figure in envelope mode, and from 70-86% to 90-96% in strict mode.
 #![allow(unsafe_code)]
 
-pub(crate) mod blocks;
 mod scalar;
-pub(crate) mod tokens;
+pub(crate) mod skipper;
+pub(crate) mod stage1;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod x86;
 
@@ -31,7 +31,7 @@ use crate::error::JsonError;
 use crate::json::string;
 use crate::scan::{envelope::Facts, Top};
 
-pub(crate) use blocks::skip_container;
+pub(crate) use skipper::skip_container;
 
 /// A kernel level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +153,7 @@ pub(crate) fn scan_string_at(
     }
 }
 
-/// Strict mode's fast path (`scan::fast`): `Some` when the message is valid JSON, with the
+/// Strict mode's fast path (`scan::stage2`): `Some` when the message is valid JSON, with the
 /// walk's result; `None` means "use the exact path". At the scalar level the exact path
 /// goes first: byte-at-a-time token masks would be slower than it.
 #[inline]
@@ -183,18 +183,18 @@ pub(crate) fn strict_fast_at(
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
             unsafe { x86::strict_fast_avx2(buf, max_depth, facts) }
         }
-        _ => crate::scan::fast::walk::<_, true>(
+        _ => crate::scan::stage2::walk::<_, true>(
             buf,
             max_depth,
-            |carry: &mut tokens::Carry, bytes: &[u8]| {
-                let chunk = tokens::padded(bytes);
-                tokens::block(
+            |carry: &mut stage1::Carry, bytes: &[u8]| {
+                let chunk = stage1::padded(bytes);
+                stage1::block(
                     carry,
                     &chunk,
                     scalar::token_masks,
                     scalar::escape_masks,
                     scalar::prefix_xor,
-                    tokens::range_utf8,
+                    stage1::range_utf8,
                 )
             },
             facts,
@@ -235,7 +235,9 @@ pub(crate) fn envelope_walk_at(
         _ => crate::scan::walk_with::<false>(
             buf,
             max_depth,
-            |buf, open, depth, max| blocks::skip_container_at(Level::Scalar, buf, open, depth, max),
+            |buf, open, depth, max| {
+                skipper::skip_container_at(Level::Scalar, buf, open, depth, max)
+            },
             crate::scan::envelope::checked_string::<false>,
             facts,
         ),
@@ -432,7 +434,7 @@ pub(crate) mod tests {
         #[test]
         fn envelope_walk_agrees_on_token_soup(
             body in proptest::collection::vec(
-                proptest::sample::select(&crate::scan::fast::tests::TOKEN_SOUP[..]),
+                proptest::sample::select(&crate::scan::stage2::tests::TOKEN_SOUP[..]),
                 0..60,
             ),
             max in 1usize..6,

@@ -1,8 +1,8 @@
 //! Portable kernels: SWAR (8 bytes per step in a `u64`) with a byte loop for the tail.
 //! Always compiled; the reference every vector kernel is tested against.
 
-use super::blocks::Masks;
-use super::tokens::{EscapeMasks, TokenMasks};
+use super::skipper::Masks;
+use super::stage1::{EscapeMasks, TokenMasks};
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;

@@ -6,8 +6,8 @@
 
 use core::arch::x86_64::*;
 
-use super::blocks::{self, Masks};
-use super::tokens::{self, Carry, EscapeMasks, TokenMasks};
+use super::skipper::{self, Masks};
+use super::stage1::{self, Carry, EscapeMasks, TokenMasks};
 use crate::error::JsonError;
 use crate::json::string;
 use crate::scan::{envelope::Facts, Top};
@@ -137,14 +137,14 @@ pub(super) fn skip_container_avx2(
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
-    blocks::walk(
+    skipper::walk(
         buf,
         open,
         depth,
         max_depth,
         |bytes| match <&[u8; 64]>::try_from(bytes) {
             Ok(chunk) => masks_avx2(chunk),
-            Err(_) => masks_avx2(&tokens::padded(bytes)),
+            Err(_) => masks_avx2(&stage1::padded(bytes)),
         },
         |x| prefix_xor_clmul(x),
     )
@@ -158,7 +158,7 @@ pub(super) fn skip_container_avx512(
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
-    blocks::walk(
+    skipper::walk(
         buf,
         open,
         depth,
@@ -513,15 +513,15 @@ fn escape_masks_avx512(v: __m512i) -> EscapeMasks {
 fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
     let chunk = match <&[u8; 64]>::try_from(bytes) {
         Ok(chunk) => *chunk,
-        Err(_) => tokens::padded(bytes),
+        Err(_) => stage1::padded(bytes),
     };
-    tokens::block(
+    stage1::block(
         carry,
         &chunk,
         |c| token_masks_avx2(c),
         |c| escape_masks_avx2(c),
         |x| prefix_xor_clmul(x),
-        tokens::range_utf8,
+        stage1::range_utf8,
     )
 }
 
@@ -529,7 +529,7 @@ fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
 #[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
 fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
     let v = load512(bytes);
-    tokens::block(
+    stage1::block(
         carry,
         &v,
         |v| token_masks_avx512(*v),
@@ -549,10 +549,10 @@ fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
 /// message is an error here; one cut by a full last block is left in `incomplete` for the
 /// cursor's end check. An all-ASCII block after a complete character costs one branch.
 #[target_feature(enable = "avx512bw,avx2")]
-fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut tokens::Utf8Carry) {
+fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut stage1::Utf8Carry) {
     use utf8_tables::*;
     if high == 0 && !utf8.incomplete {
-        utf8.tail = tokens::Utf8Carry::ASCII_TAIL;
+        utf8.tail = stage1::Utf8Carry::ASCII_TAIL;
         return;
     }
     // Each 16-byte lane preceded by the 16 bytes before it: lane 0 by the previous block's
@@ -660,7 +660,7 @@ mod utf8_tables {
     ];
 }
 
-/// Strict mode's fast path (`scan::fast`) with AVX2 kernels.
+/// Strict mode's fast path (`scan::stage2`) with AVX2 kernels.
 ///
 /// # Safety
 /// The CPU must support AVX2 and PCLMULQDQ.
@@ -669,7 +669,7 @@ pub(super) unsafe fn strict_fast_avx2(
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    crate::scan::fast::walk::<_, true>(
+    crate::scan::stage2::walk::<_, true>(
         buf,
         max_depth,
         |carry: &mut Carry, bytes: &[u8]| {
@@ -680,7 +680,7 @@ pub(super) unsafe fn strict_fast_avx2(
     )
 }
 
-/// Strict mode's fast path (`scan::fast`) with AVX-512BW kernels.
+/// Strict mode's fast path (`scan::stage2`) with AVX-512BW kernels.
 ///
 /// # Safety
 /// The CPU must support AVX-512BW, AVX2 and PCLMULQDQ.
@@ -689,7 +689,7 @@ pub(super) unsafe fn strict_fast_avx512(
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    crate::scan::fast::walk::<_, false>(
+    crate::scan::stage2::walk::<_, false>(
         buf,
         max_depth,
         |carry: &mut Carry, bytes: &[u8]| {
@@ -777,7 +777,7 @@ mod tests {
 
     /// The in-block UTF-8 check over a whole buffer, the way the cursor runs it.
     fn utf8_blocks_avx512(buf: &[u8]) -> bool {
-        let mut carry = tokens::Utf8Carry::default();
+        let mut carry = stage1::Utf8Carry::default();
         for chunk in buf.chunks(64) {
             // SAFETY: only called after has_avx512() said yes.
             unsafe {
@@ -896,7 +896,7 @@ mod tests {
                 let v = load512(tail);
                 (token_masks_avx512(v), escape_masks_avx512(v))
             };
-            let padded = super::super::tokens::padded(tail);
+            let padded = super::super::stage1::padded(tail);
             // SAFETY: as above.
             let skipper = unsafe { masks_avx512(load512(tail)) };
             assert_eq!(skipper, scalar::block_masks(&padded), "{len}");

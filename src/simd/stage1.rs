@@ -22,7 +22,7 @@
 //!   third of the messages and of the blocks hold non-ASCII bytes, the in-block check cut
 //!   the UTF-8 share of strict mode's time by about a third (module `x86`, closing note).
 //!
-//! [`Cursor::next`] hands the tokens to stage 2 (`scan::fast`) one at a time, computing a
+//! [`Cursor::next`] hands the tokens to stage 2 (`scan::stage2`) one at a time, computing a
 //! block only when the previous one is used up; a block with a failed check stops the
 //! stream. Nothing is stored, so nothing is allocated. Blocks start at the message's first
 //! byte; the last partial block is copied into a space-padded buffer, so nothing is read
@@ -126,7 +126,7 @@ pub(crate) fn block<C>(
 ) -> Option<u64> {
     let m = masks(chunk);
     utf8(chunk, m.high, &mut carry.utf8);
-    let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
+    let escaped = super::skipper::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;

@@ -115,7 +115,7 @@ pub(crate) fn skip_container_at(
         open,
         depth,
         max_depth,
-        |bytes: &[u8]| super::scalar::block_masks(&super::tokens::padded(bytes)),
+        |bytes: &[u8]| super::scalar::block_masks(&super::stage1::padded(bytes)),
         super::scalar::prefix_xor,
     )
 }
