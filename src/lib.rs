@@ -71,6 +71,7 @@
 #![deny(unsafe_code)]
 
 mod batch;
+mod dispatch;
 mod error;
 pub mod frame;
 mod id;
@@ -96,7 +97,7 @@ pub use limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use message::{Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
 pub use parser::{Parser, Validation};
-pub use simd::kernel_level;
+pub use simd::{kernel_level, KernelLevel};
 pub use text::{DecodeError, Str};
 
 /// The strict verdict on one message (`Parser::new().classify(msg)`).

@@ -1,11 +1,12 @@
 //! Parser options and the entry points.
 
 use crate::batch::Batch;
+use crate::dispatch;
 use crate::invalid::{Invalid, Reason};
 use crate::kind::Kind;
 use crate::limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 use crate::message::Message;
-use crate::scan::{self, decide, envelope, ws, Top};
+use crate::scan::{decide, envelope, ws, Top};
 use crate::Id;
 
 /// How much of a message is validated (SPEC §2 and §6).
@@ -90,8 +91,8 @@ impl Parser {
     pub fn parse<'a>(&self, msg: &'a [u8]) -> Result<Message<'a>, Invalid<'a>> {
         let mut facts = envelope::Facts::default();
         let top = match self.validation {
-            Validation::Full => scan::top::<true>(msg, self.max_depth, &mut facts),
-            Validation::Envelope => scan::top::<false>(msg, self.max_depth, &mut facts),
+            Validation::Full => dispatch::top::<true>(msg, self.max_depth, &mut facts),
+            Validation::Envelope => dispatch::top::<false>(msg, self.max_depth, &mut facts),
         };
         match top {
             Ok(Top::Object) => match decide::decide(&facts) {
@@ -115,8 +116,8 @@ impl Parser {
     /// [`Reason::NotAnObject`] (read: "not a batch").
     pub fn batch<'a>(&self, msg: &'a [u8]) -> Result<Batch<'a>, Invalid<'a>> {
         let top = match self.validation {
-            Validation::Full => scan::validate_value::<true>(msg, self.max_depth),
-            Validation::Envelope => scan::validate_value::<false>(msg, self.max_depth),
+            Validation::Full => dispatch::validate_value::<true>(msg, self.max_depth),
+            Validation::Envelope => dispatch::validate_value::<false>(msg, self.max_depth),
         };
         match top {
             Ok(Top::Array(open)) => {

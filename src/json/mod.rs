@@ -22,5 +22,5 @@ use crate::limits::DEFAULT_MAX_DEPTH;
 /// assert_eq!(json::validate(b"\xEF\xBB\xBF{}").unwrap_err().reason(), Reason::Bom);
 /// ```
 pub fn validate(bytes: &[u8]) -> Result<(), JsonError> {
-    crate::scan::validate_value::<true>(bytes, DEFAULT_MAX_DEPTH).map(|_| ())
+    crate::dispatch::validate_value::<true>(bytes, DEFAULT_MAX_DEPTH).map(|_| ())
 }

@@ -358,7 +358,8 @@ pub(crate) mod tests {
         assert_ne!(facts, Facts::default());
         facts
     }
-    use crate::simd::{self, tests::levels};
+    use crate::dispatch;
+    use crate::simd::tests::levels;
     use proptest::prelude::*;
 
     /// The fast path at every level agrees with the exact path: when it answers, the exact
@@ -375,7 +376,7 @@ pub(crate) mod tests {
         for level in levels() {
             // Start from facts that are not the default, to show the walk overwrites them.
             let mut facts = stale_facts();
-            match simd::strict_fast_at(level, buf, max_depth, &mut facts) {
+            match dispatch::strict_fast_at(level, buf, max_depth, &mut facts) {
                 Some(top) => assert_eq!(
                     exact.as_ref().ok(),
                     Some(&(top, facts_of(&top, facts))),
@@ -501,7 +502,7 @@ pub(crate) mod tests {
                     if len >= head.len() + tail.len() && start + special.len() <= len - tail.len() {
                         msg[start..start + special.len()].copy_from_slice(special);
                     }
-                    simd::tests::at_each_alignment(&msg, |buf| check(buf, 1024));
+                    crate::simd::tests::at_each_alignment(&msg, |buf| check(buf, 1024));
                 }
             }
         }

@@ -77,49 +77,6 @@ impl Nesting {
     }
 }
 
-/// Skips the container whose `{` or `[` is at `open`; returns the offset after its close.
-/// `depth` is the container's own nesting depth.
-#[inline]
-pub(crate) fn skip_container(
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    skip_container_at(super::level(), buf, open, depth, max_depth)
-}
-
-/// [`skip_container`] at a given level (tests compare every level).
-pub(crate) fn skip_container_at(
-    level: super::Level,
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        use super::{x86, Level};
-        if level == Level::Avx512 && x86::has_avx512() {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            return unsafe { x86::skip_container_avx512(buf, open, depth, max_depth) };
-        }
-        if level != Level::Scalar && x86::has_avx2() {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            return unsafe { x86::skip_container_avx2(buf, open, depth, max_depth) };
-        }
-    }
-    let _ = level;
-    walk(
-        buf,
-        open,
-        depth,
-        max_depth,
-        |bytes: &[u8]| super::scalar::block_masks(&super::stage1::padded(bytes)),
-        super::scalar::prefix_xor,
-    )
-}
-
 /// The block walk shared by every level; `masks` and `prefix_xor` are the level's kernels.
 #[inline(always)]
 pub(crate) fn walk(
@@ -218,6 +175,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::skip_container_at;
     use crate::simd::tests::levels;
     use proptest::prelude::*;
 
