@@ -321,6 +321,4 @@ const _: () = {
     const fn owned<T: Send + Sync + Clone + 'static>() {}
     owned::<OwnedMessage>();
     owned::<OwnedInvalid>();
-    owned::<crate::frame::Frame>();
-    owned::<crate::frame::FrameError>();
 };

@@ -22,7 +22,7 @@ use std::thread;
 use bytes::BytesMut;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use memmap2::Mmap;
-use rpcscan::frame::{ndjson_messages, Decode, Decoder, FrameError, Framing};
+use rpcscan::frame::{ndjson_messages, AnyDecoder, Decode, FrameError, Framing};
 use rpcscan::{Invalid, Kind, Message, Parser, Reason};
 
 /// How much a stream read asks for at once.
@@ -1132,7 +1132,7 @@ impl<C: Command> Stream<'_, C> {
         out: &mut Output,
         progress: &Progress,
     ) -> Result<(), StreamError> {
-        let mut decoder = Decoder::new(framing).max_message_size(self.settings.max_message_size);
+        let mut decoder = AnyDecoder::new(framing).max_message_size(self.settings.max_message_size);
         loop {
             let eof = self.fill(reader, progress)? == 0;
             loop {
