@@ -45,7 +45,7 @@ pub(super) fn scan_from_avx2(
         from,
         escaped,
         |b, i| special_window_avx2(b, i),
-        string::scan_swar,
+        super::scalar::scan_swar,
     )
 }
 

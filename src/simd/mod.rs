@@ -8,20 +8,14 @@
 //!
 //! The layers inside: the generic algorithms (`stage1.rs`, stage 1 of strict mode's fast
 //! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
-//! never name an architecture; the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`,
+//! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
+//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`,
 //! `avx512_utf8.rs`, with `x86.rs` and `classes.rs` shared by the x86 ones) instantiate
 //! them with their kernels; this file and `level.rs` pick the level. Walks of the layers
 //! above (stage 2, envelope mode's top-level walk) are instantiated in `dispatch`.
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.
-//!
-//! The block loops (the skipper, stage 1) issue a prefetch hint 4 KiB ahead of the block
-//! they read, which may point past the end of the message: in a contiguous stream (an
-//! NDJSON buffer, a mapped file) that is the next messages. A prefetch returns no data and
-//! cannot fault, so nothing is read past the slice. It made no difference on input that
-//! is in cache, and helped both modes on input much larger than the caches (read from
-//! memory).
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
@@ -33,6 +27,7 @@ mod avx512_utf8;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod classes;
 mod level;
+mod prefetch;
 pub(crate) mod scalar;
 pub(crate) mod skipper;
 pub(crate) mod stage1;
@@ -45,33 +40,6 @@ use crate::error::JsonError;
 pub use level::{kernel_level, KernelLevel};
 pub(crate) use level::{level, Level};
 pub(crate) use scalar::string_special_in_word;
-
-/// Prefetch hint for the bytes `PREFETCH_DISTANCE` after `at` in `buf`'s memory, which
-/// may lie past the end of `buf` (in a contiguous stream, the next messages). A prefetch
-/// is a hint, not a read: it returns nothing and cannot fault. A no-op on other
-/// architectures, under miri and with `--cfg rpcscan_disable_simd`.
-#[inline(always)]
-pub(crate) fn prefetch_ahead(buf: &[u8], at: usize) {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        let ptr = buf
-            .as_ptr()
-            .wrapping_add(at)
-            .wrapping_add(PREFETCH_DISTANCE);
-        // SAFETY: PREFETCHT0 only hints the cache; it accesses no memory architecturally
-        // and never faults, whatever the address (SSE, part of the x86_64 baseline).
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast())
-        };
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
-    let _ = (buf, at);
-}
-
-/// How far ahead the block loops hint (a 1 KiB distance gained less on input much larger
-/// than the caches).
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-const PREFETCH_DISTANCE: usize = 4096;
 
 /// The rest of a string from `from` (just inside it): the offset after the closing quote
 /// and whether it had escapes. One call per string, whatever its escapes.
@@ -97,7 +65,7 @@ pub(crate) fn scan_string_at(
             // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
             unsafe { avx2::scan_string_avx2(buf, from) }
         }
-        _ => string::scan_swar(buf, from, false),
+        _ => scalar::scan_swar(buf, from, false),
     }
 }
 

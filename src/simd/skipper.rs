@@ -102,7 +102,7 @@ pub(crate) fn walk(
         if let Some(end) = state.block(base, m, depth, max_depth, &prefix_xor)? {
             return Ok(end);
         }
-        crate::simd::prefetch_ahead(buf, base);
+        super::prefetch::prefetch_ahead(buf, base);
         base += 64;
     }
     Err(JsonError::eof(buf.len()))

@@ -298,7 +298,7 @@ where
             return None;
         }
         self.next_base = base + 64;
-        crate::simd::prefetch_ahead(self.buf, base);
+        super::prefetch::prefetch_ahead(self.buf, base);
         let end = self.buf.len().min(base + 64);
         let chunk = self.buf.get(base..end).unwrap_or_default();
         match (self.block)(&mut self.carry, chunk) {

@@ -48,12 +48,6 @@ pub(crate) fn scan_from<const W: usize>(
     rest(buf, i, escaped)
 }
 
-/// The portable chain: 8-byte SWAR windows, then bytes.
-#[inline(always)]
-pub(crate) fn scan_swar(buf: &[u8], i: usize, escaped: bool) -> Result<(usize, bool), JsonError> {
-    scan_from::<8>(buf, i, escaped, super::scalar::string_special_window, tail)
-}
-
 /// The last bytes of the buffer, one at a time.
 #[inline]
 pub(crate) fn tail(
