@@ -1,4 +1,4 @@
-//! Iterating the elements of a top-level array (opt-in batch mode, SPEC §2).
+//! Iterating the elements of a top-level array (opt-in batch mode, docs/spec.md §2).
 
 use crate::invalid::{Invalid, Reason};
 use crate::message::Message;

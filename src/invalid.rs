@@ -1,4 +1,4 @@
-//! Why a message is invalid (SPEC §4): reasons, JSON-RPC codes, offsets, recovered ids.
+//! Why a message is invalid (docs/spec.md §4): reasons, JSON-RPC codes, offsets, recovered ids.
 
 use core::fmt;
 
@@ -6,7 +6,7 @@ use crate::id::Id;
 use crate::response::{ErrorResponse, INVALID_REQUEST, PARSE_ERROR};
 
 /// The reason a message is invalid. Names (from [`Reason::as_str`]) are the one list of
-/// SPEC §4, used verbatim by the CLI and every later consumer.
+/// docs/spec.md §4, used verbatim by the CLI and every later consumer.
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Reason {
@@ -75,7 +75,7 @@ impl Reason {
         Reason::BadErrorObject,
     ];
 
-    /// The reason's name from SPEC §4 (`"syntax"`, `"bad_id"`, ...).
+    /// The reason's name from docs/spec.md §4 (`"syntax"`, `"bad_id"`, ...).
     pub const fn as_str(self) -> &'static str {
         match self {
             Reason::InvalidUtf8 => "invalid_utf8",
@@ -100,7 +100,7 @@ impl Reason {
         }
     }
 
-    /// Looks a reason up by its SPEC §4 name.
+    /// Looks a reason up by its docs/spec.md §4 name.
     pub fn from_name(name: &str) -> Option<Reason> {
         Reason::ALL.into_iter().find(|r| r.as_str() == name)
     }
@@ -206,7 +206,7 @@ impl<'a> Invalid<'a> {
         self.id
     }
 
-    /// The error response a server sends for this message (SPEC §4 spacing), ready to write.
+    /// The error response a server sends for this message (docs/spec.md §4 spacing), ready to write.
     ///
     /// ```
     /// let err = rpcscan::parse(b"[]").unwrap_err();

@@ -1,8 +1,8 @@
-//! The five verdicts of SPEC §1.
+//! The five verdicts of docs/spec.md §1.
 
 use core::fmt;
 
-/// What a message is (SPEC §1): exactly one of five kinds.
+/// What a message is (docs/spec.md §1): exactly one of five kinds.
 ///
 /// ```
 /// use rpcscan::{classify, Kind};

@@ -21,7 +21,7 @@
 //!
 //! ## The contract
 //!
-//! Verdicts follow the project's rule book (SPEC.md): five kinds ([`Kind`]), strict
+//! Verdicts follow the project's rule book (docs/spec.md): five kinds ([`Kind`]), strict
 //! RFC 8259 + UTF-8 validation by default ([`Validation::Full`]), an envelope mode that
 //! only structurally scans values it does not read ([`Validation::Envelope`]), and a named
 //! [`Reason`] with its JSON-RPC code for every invalid message.

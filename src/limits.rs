@@ -1,10 +1,10 @@
 //! Limits every layer shares: message size, nesting depth, and the byte spans that the
 //! size limit keeps to 32 bits. A leaf: it imports nothing from the crate.
 
-/// Default nesting limit: the top-level object is depth 1 (SPEC §2).
+/// Default nesting limit: the top-level object is depth 1 (docs/spec.md §2).
 pub const DEFAULT_MAX_DEPTH: usize = 1024;
 
-/// The largest nesting limit [`Parser::max_depth`] accepts; larger values are clamped.
+/// The largest nesting limit [`Parser::max_depth`](crate::Parser::max_depth) accepts; larger values are clamped.
 /// The limit exists so that depth tracking needs no allocation (one bit per level).
 pub const MAX_DEPTH_LIMIT: usize = 4096;
 

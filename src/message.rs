@@ -151,7 +151,7 @@ impl<'a> Raw<'a> {
     /// **Duplicates are reported, not resolved.** JSON parsers disagree on which of two
     /// equal keys wins (first, last, error), so a routing key that appears twice means one
     /// hop may act on a different value than the next: the request-smuggling pattern of
-    /// SPEC §3.1, one level down. `Duplicate` carries no value on purpose; a careful
+    /// docs/spec.md §3.1, one level down. `Duplicate` carries no value on purpose; a careful
     /// gateway treats it as a mismatch. Keys are compared after unescaping. The whole
     /// object is walked (a duplicate may come last).
     ///

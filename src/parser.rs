@@ -9,7 +9,7 @@ use crate::message::Message;
 use crate::scan::{decide, envelope, ws, Top};
 use crate::Id;
 
-/// How much of a message is validated (SPEC §2 and §6).
+/// How much of a message is validated (docs/spec.md §2 and §6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Validation {
     /// Every byte is checked: RFC 8259 grammar and UTF-8 everywhere. The default.

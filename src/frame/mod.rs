@@ -1,4 +1,4 @@
-//! Byte streams → frames: the four framings of SPEC §7, fed any chunking, zero-copy.
+//! Byte streams → frames: the four framings of docs/spec.md §7, fed any chunking, zero-copy.
 //!
 //! A decoder works on a [`BytesMut`] the caller appends to (from a socket, a pipe, a file)
 //! and splits each message off as [`Bytes`] without copying. Every call answers one of
@@ -45,7 +45,7 @@
 //!   is left (NDJSON's last line without `\n`, json-seq's last record, an error for a
 //!   truncated Content-Length frame) and empties the buffer.
 //!
-//! ## Choices where SPEC §7 is silent
+//! ## Choices where docs/spec.md §7 is silent
 //!
 //! * **Offsets and lengths of bad frames**: [`FrameError::offset`]`..+`[`FrameError::len`]
 //!   is the bad frame's span in the stream, envelope included, final terminator excluded:
@@ -94,7 +94,7 @@ const _: () = {
 /// The default maximum message size of every decoder: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
-/// The four framings of SPEC §7.
+/// The four framings of docs/spec.md §7.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Framing {
     /// One message per line (`\n`, optional `\r`): MCP stdio, JSON-lines logs.
@@ -457,7 +457,8 @@ impl fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
-/// A framing decoder: the three outcomes of STYLE.md §1.
+/// A framing decoder: need more bytes, a frame, or an error (the three outcomes of the
+/// module docs).
 ///
 /// `None`: need more bytes (append to `buf` and call again). `Some(Ok(frame))`: a frame,
 /// split off `buf`. `Some(Err(error))`: a bad frame, already skipped; call again.

@@ -1,4 +1,4 @@
-//! Strict RFC 8259 pieces (SPEC §2), usable on their own through [`validate`].
+//! Strict RFC 8259 pieces (docs/spec.md §2), usable on their own through [`validate`].
 //!
 //! The scanner uses the same functions for every value it validates, so `validate` and the
 //! strict message verdicts can never disagree about what JSON is.
@@ -11,7 +11,7 @@ pub(crate) mod utf8;
 pub use crate::error::JsonError;
 use crate::limits::DEFAULT_MAX_DEPTH;
 
-/// Checks that `bytes` are exactly one JSON text under the stances of SPEC §2: UTF-8 (no
+/// Checks that `bytes` are exactly one JSON text under the stances of docs/spec.md §2: UTF-8 (no
 /// BOM), RFC 8259 grammar, nesting at most 1024, nothing but whitespace after the value.
 /// Any top-level value is accepted (a scalar is valid JSON, just not a valid message).
 ///

@@ -1,7 +1,7 @@
 //! JSON strings: the strict scan (escapes, control characters) and the structural skip.
 //!
 //! Neither checks UTF-8: strict mode validates the whole message up front (one fast pass,
-//! see `scan::message`), and envelope mode checks the few strings it reads with
+//! see `dispatch::top`), and envelope mode checks the few strings it reads with
 //! [`super::utf8::validate`].
 
 use crate::error::JsonError;

@@ -1,4 +1,4 @@
-//! UTF-8 validation (SPEC §2: no overlong forms, no encoded surrogates, nothing above
+//! UTF-8 validation (docs/spec.md §2: no overlong forms, no encoded surrogates, nothing above
 //! U+10FFFF). `core::str::from_utf8` implements exactly that definition.
 
 /// `Ok` when all of `bytes` is UTF-8, else `Err(offset of the first offending byte)`.

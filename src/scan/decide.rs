@@ -26,7 +26,7 @@ pub(crate) struct Fields {
 /// A -32600 verdict: the reason and the id to answer with.
 pub(crate) type Rejection = (Reason, Option<(Span, IdKind)>);
 
-/// SPEC §3, applied in the documented order (see the crate docs, "Reason order").
+/// docs/spec.md §3, applied in the documented order (see the crate docs, "Reason order").
 pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
     let id = f.id.and_then(|(span, kind)| Some((span, kind?)));
     let usable = match id {

@@ -1,5 +1,5 @@
 //! The top-level walk: find the six envelope members, read `jsonrpc`, `id`, `method` and
-//! the error object strictly, skip everything else, then apply SPEC §3.
+//! the error object strictly, skip everything else, then apply docs/spec.md §3.
 //!
 //! The walk only collects facts; verdicts are decided in [`decide`](super::decide) once the
 //! whole text is known to be JSON, so a -32600 reason never hides a -32700 one further on.

@@ -2,7 +2,7 @@
 //! point of the kernels that stand alone (the string loop, the container skipper, UTF-8).
 //!
 //! Every hot loop that looks at many bytes goes through a function here. The CPU level is
-//! detected once and cached ([`level`]). Each vector kernel has a scalar/SWAR twin in
+//! detected once and cached ([`level()`]). Each vector kernel has a scalar/SWAR twin in
 //! `scalar.rs` that is always compiled and is the reference the vector kernels are tested
 //! against.
 //!

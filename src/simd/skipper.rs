@@ -1,4 +1,6 @@
-//! Skipping a whole container 64 bytes at a time (envelope mode's structural scan).
+//! The container skipper: a whole container skipped 64 bytes at a time (envelope mode's
+//! structural scan). Generic: each level instantiates [`walk`] with its masks, and
+//! `simd::skip_container` picks the level.
 //!
 //! Per block, each kernel level only builds five bit masks (quotes, backslashes, opening and
 //! closing brackets, and which brackets are curly); everything after that is shared bit
