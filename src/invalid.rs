@@ -206,7 +206,8 @@ impl<'a> Invalid<'a> {
         self.id
     }
 
-    /// The error response a server sends for this message (docs/spec.md §4 spacing), ready to write.
+    /// The error response a server sends for this message (docs/spec.md §4 spacing), ready to
+    /// write.
     ///
     /// ```
     /// let err = rpcscan::parse(b"[]").unwrap_err();

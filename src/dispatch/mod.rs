@@ -29,10 +29,10 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// grammar is then checked on the valid prefix: a grammar error inside that prefix wins,
 /// anything else is the UTF-8 error.
 ///
-/// Before all that, the fast path (stage 2 over stage 1: a token stream built 64 bytes at a time, string
-/// contents checked in bulk, UTF-8 only when a byte is not ASCII) either accepts the message
-/// or hands it to the exact path described above; only the exact path reports errors, so
-/// offsets and reasons never depend on the kernel level.
+/// Before all that, the fast path (stage 2 over stage 1: a token stream built 64 bytes at a
+/// time, string contents checked in bulk, UTF-8 only when a byte is not ASCII) either
+/// accepts the message or hands it to the exact path described above; only the exact path
+/// reports errors, so offsets and reasons never depend on the kernel level.
 #[inline(always)]
 pub(crate) fn top<const STRICT: bool>(
     buf: &[u8],
