@@ -25,11 +25,11 @@ fi
 # lib unit tests: everything but the SIMD level comparisons.
 lib_args=(--lib -- --skip simd::tests::string_scans_agree_on_every_level
   --skip simd::tests::window_masks_are_exact_on_every_length_alignment_and_offset
-  --skip simd::blocks::tests::every_level_matches_the_naive_walk
-  --skip simd::tokens::tests::cursor_matches_the_byte_walk
-  --skip scan::fast::tests::fast_path_agrees_on_token_soup
-  --skip scan::fast::tests::every_length_alignment_and_boundary
-  --skip simd::blocks::tests::every_length_alignment_and_boundary)
+  --skip simd::skipper::tests::every_level_matches_the_naive_walk
+  --skip simd::stage1::tests::cursor_matches_the_byte_walk
+  --skip scan::stage2::tests::fast_path_agrees_on_token_soup
+  --skip scan::stage2::tests::every_length_alignment_and_boundary
+  --skip simd::skipper::tests::every_length_alignment_and_boundary)
 spec_args=(--test spec -- --skip section_2_json_validity)
 suite_args=(--test jsontestsuite -- --exact y_files_are_accepted n_files_are_rejected
   accepted_files_wrapped_in_params_are_notifications)

@@ -42,7 +42,7 @@ jobs=()
 [ -n "${COV_JOBS:-}" ] && jobs=(-j "$COV_JOBS")
 mkdir -p "$OUT"
 
-# The level src/simd picks for a given RPCSCAN_FORCE (mirrors simd::detect and x86::has_*).
+# The level src/simd picks for a given RPCSCAN_FORCE (mirrors simd::level::detect and simd::x86::has_*).
 effective_level() {
   local best=scalar flags
   flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
@@ -86,15 +86,17 @@ report() { # report <profdata> <out.txt> <binary>...
   return 0
 }
 
-# Which x86 kernels ran: src/simd/x86.rs functions (closures aside) with their line coverage.
+# Which x86 kernels ran: the functions (closures aside) of the x86 files of src/simd and of
+# the per-level walks of src/dispatch, with their line coverage.
 kernels() { # kernels <profdata> <binary>...
   local prof=$1 first=$2
   shift 2
   local objs=()
   for b in "$@"; do objs+=(-object "$b"); done
   "${NICE[@]}" "$LLVM/llvm-cov" report -show-functions "${DEMANGLE[@]}" "$first" "${objs[@]}" \
-    -instr-profile="$prof" -show-branch-summary=false "$ROOT/src/simd/x86.rs" 2>/dev/null |
-    awk '$1 ~ /x86::/ && $1 !~ /closure/ { sub(/.*x86::/, "", $1); n = $1 " " $NF
+    -instr-profile="$prof" -show-branch-summary=false "$ROOT"/src/simd/{x86,avx2,avx512,avx512_utf8}.rs \
+    "$ROOT"/src/dispatch/{avx2,avx512}.rs 2>/dev/null |
+    awk '$1 ~ /(simd|dispatch)::(x86|avx2|avx512|avx512_utf8)::/ && $1 !~ /closure/ { sub(/.*rpcscan::/, "", $1); n = $1 " " $NF
       if ($NF == "0.00%") miss = miss " " n; else ran = ran " " n }
       END { print "  x86 kernels run:    " ran; print "  x86 kernels unrun: " miss }'
 }

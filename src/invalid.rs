@@ -4,7 +4,6 @@ use core::fmt;
 use core::str::FromStr;
 
 use crate::id::Id;
-use crate::owned::OwnedInvalid;
 use crate::response::{ErrorResponse, INVALID_REQUEST, PARSE_ERROR};
 
 /// The reason a message is invalid. Names (from [`Reason::as_str`]) are the one list of
@@ -256,26 +255,6 @@ impl<'a> Invalid<'a> {
             Some(id) => response.id(id.raw()),
             None => response,
         }
-    }
-
-    /// The same verdict, owning its id: `'static`, `Send + Sync`, so `?` can carry it into
-    /// `Box<dyn Error + Send + Sync>` or `anyhow::Error`. Copies the recovered id's bytes (if
-    /// any); an `Invalid` does not hold the message, so [`OwnedInvalid::bytes`] is empty.
-    ///
-    /// ```
-    /// use rpcscan::{Invalid, Kind};
-    ///
-    /// fn kind_of(line: &[u8]) -> Result<Kind, Box<dyn std::error::Error + Send + Sync>> {
-    ///     let msg = rpcscan::parse(line).map_err(Invalid::into_owned)?;
-    ///     Ok(msg.kind())
-    /// }
-    ///
-    /// assert_eq!(kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":1}"#).unwrap(), Kind::Request);
-    /// let err = kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":[]}"#).unwrap_err();
-    /// assert_eq!(err.to_string(), r#""id" is missing or of the wrong type (-32600)"#);
-    /// ```
-    pub fn into_owned(self) -> OwnedInvalid {
-        OwnedInvalid::from(self)
     }
 }
 

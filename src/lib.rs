@@ -21,7 +21,7 @@
 //!
 //! ## The contract
 //!
-//! Verdicts follow the project's rule book (SPEC.md): five kinds ([`Kind`]), strict
+//! Verdicts follow the project's rule book (docs/spec.md): five kinds ([`Kind`]), strict
 //! RFC 8259 + UTF-8 validation by default ([`Validation::Strict`]), an envelope mode that
 //! only structurally scans values it does not read ([`Validation::Envelope`]), and a named
 //! [`Reason`] with its JSON-RPC code for every invalid message.
@@ -70,11 +70,15 @@
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
+mod batch;
+mod dispatch;
+mod error;
 pub mod frame;
 mod id;
 mod invalid;
 pub mod json;
 mod kind;
+mod limits;
 pub mod mcp;
 mod message;
 mod owned;
@@ -85,14 +89,15 @@ mod scan;
 mod simd;
 mod text;
 
+pub use batch::Batch;
 pub use id::{ErrorCode, Id};
 pub use invalid::{Invalid, Reason, UnknownReason};
 pub use kind::{Kind, UnknownKind};
+pub use limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 pub use message::{Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
-pub use parser::{Parser, UnknownValidation, Validation, DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
-pub use scan::batch::Batch;
-pub use simd::kernel_level;
+pub use parser::{Parser, UnknownValidation, Validation};
+pub use simd::{kernel_level, KernelLevel};
 pub use text::{DecodeError, Str};
 
 /// The strict verdict on one message (`Parser::new().classify(msg)`).

@@ -5,53 +5,12 @@ use core::fmt;
 use crate::id::{ErrorCode, Id, IdKind};
 use crate::json::string;
 use crate::kind::Kind;
-use crate::parser::MAX_DEPTH_LIMIT;
+use crate::limits::MAX_DEPTH_LIMIT;
 use crate::scan::{skip, ws};
 use crate::text::Str;
 
-/// A byte range in a message (`u32`: messages are at most 4 GiB).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Span {
-    start: u32,
-    end: u32,
-}
-
-impl Span {
-    pub(crate) const fn new(start: u32, end: u32) -> Self {
-        Span { start, end }
-    }
-
-    pub(crate) const fn start(self) -> usize {
-        self.start as usize
-    }
-
-    pub(crate) const fn end(self) -> usize {
-        self.end as usize
-    }
-
-    /// The bytes of this span in `buf` (empty if it does not fit, which cannot happen for
-    /// spans the scanner made over the same bytes).
-    pub(crate) fn of(self, buf: &[u8]) -> &[u8] {
-        buf.get(self.start as usize..self.end as usize)
-            .unwrap_or_default()
-    }
-}
-
-/// Everything the scanner learnt about a valid message, as spans. Kept separate from the
-/// bytes so an owned message can pair it with a `Bytes` handle instead of a slice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Fields {
-    pub(crate) kind: Kind,
-    pub(crate) id: Option<(Span, IdKind)>,
-    /// String content (between the quotes) and whether it has escapes.
-    pub(crate) method: Option<(Span, bool)>,
-    pub(crate) params: Option<Span>,
-    pub(crate) result: Option<Span>,
-    pub(crate) error: Option<Span>,
-    pub(crate) error_code: Option<Span>,
-    pub(crate) error_message: Option<(Span, bool)>,
-    pub(crate) error_data: Option<Span>,
-}
+pub(crate) use crate::limits::Span;
+pub(crate) use crate::scan::decide::Fields;
 
 /// The raw bytes of one JSON value inside a message, and where it starts.
 ///
@@ -192,7 +151,7 @@ impl<'a> Raw<'a> {
     /// **Duplicates are reported, not resolved.** JSON parsers disagree on which of two
     /// equal keys wins (first, last, error), so a routing key that appears twice means one
     /// hop may act on a different value than the next: the request-smuggling pattern of
-    /// SPEC §3.1, one level down. `Duplicate` carries no value on purpose; a careful
+    /// docs/spec.md §3.1, one level down. `Duplicate` carries no value on purpose; a careful
     /// gateway treats it as a mismatch. Keys are compared after unescaping. The whole
     /// object is walked (a duplicate may come last).
     ///

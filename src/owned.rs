@@ -295,6 +295,29 @@ impl fmt::Display for OwnedInvalid {
 
 impl std::error::Error for OwnedInvalid {}
 
+// Defined here rather than in invalid.rs: the owned form sits above the borrowed one.
+impl Invalid<'_> {
+    /// The same verdict, owning its id: `'static`, `Send + Sync`, so `?` can carry it into
+    /// `Box<dyn Error + Send + Sync>` or `anyhow::Error`. Copies the recovered id's bytes (if
+    /// any); an `Invalid` does not hold the message, so [`OwnedInvalid::bytes`] is empty.
+    ///
+    /// ```
+    /// use rpcscan::{Invalid, Kind};
+    ///
+    /// fn kind_of(line: &[u8]) -> Result<Kind, Box<dyn std::error::Error + Send + Sync>> {
+    ///     let msg = rpcscan::parse(line).map_err(Invalid::into_owned)?;
+    ///     Ok(msg.kind())
+    /// }
+    ///
+    /// assert_eq!(kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":1}"#).unwrap(), Kind::Request);
+    /// let err = kind_of(br#"{"jsonrpc":"2.0","method":"ping","id":[]}"#).unwrap_err();
+    /// assert_eq!(err.to_string(), r#""id" is missing or of the wrong type (-32600)"#);
+    /// ```
+    pub fn into_owned(self) -> OwnedInvalid {
+        OwnedInvalid::from(self)
+    }
+}
+
 impl From<Invalid<'_>> for OwnedInvalid {
     /// See [`Invalid::into_owned`].
     fn from(invalid: Invalid<'_>) -> OwnedInvalid {
@@ -341,6 +364,4 @@ const _: () = {
     const fn owned<T: Send + Sync + Clone + 'static>() {}
     owned::<OwnedMessage>();
     owned::<OwnedInvalid>();
-    owned::<crate::frame::Frame>();
-    owned::<crate::frame::FrameError>();
 };

@@ -3,18 +3,14 @@
 use core::fmt;
 use core::str::FromStr;
 
+use crate::batch::Batch;
+use crate::dispatch;
 use crate::invalid::{Invalid, Reason};
 use crate::kind::Kind;
+use crate::limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
 use crate::message::Message;
-use crate::scan::{self, batch::Batch, envelope, ws, Top};
+use crate::scan::{decide, envelope, ws, Top};
 use crate::Id;
-
-/// Default nesting limit: the top-level object is depth 1 (docs/spec.md §2).
-pub const DEFAULT_MAX_DEPTH: usize = 1024;
-
-/// The largest nesting limit [`Parser::max_depth`] accepts; larger values are clamped.
-/// The limit exists so that depth tracking needs no allocation (one bit per level).
-pub const MAX_DEPTH_LIMIT: usize = 4096;
 
 /// How much of a message is validated (docs/spec.md §2 and §6).
 ///
@@ -159,11 +155,11 @@ impl Parser {
     pub fn parse<'a>(&self, msg: &'a [u8]) -> Result<Message<'a>, Invalid<'a>> {
         let mut facts = envelope::Facts::default();
         let top = match self.validation {
-            Validation::Strict => scan::top::<true>(msg, self.max_depth, &mut facts),
-            Validation::Envelope => scan::top::<false>(msg, self.max_depth, &mut facts),
+            Validation::Strict => dispatch::top::<true>(msg, self.max_depth, &mut facts),
+            Validation::Envelope => dispatch::top::<false>(msg, self.max_depth, &mut facts),
         };
         match top {
-            Ok(Top::Object) => match envelope::decide(&facts) {
+            Ok(Top::Object) => match decide::decide(&facts) {
                 Ok(fields) => Ok(Message::new(msg, fields)),
                 Err((reason, id)) => Err(Invalid::new(
                     reason,
@@ -184,8 +180,8 @@ impl Parser {
     /// [`Reason::NotAnObject`] (read: "not a batch").
     pub fn batch<'a>(&self, msg: &'a [u8]) -> Result<Batch<'a>, Invalid<'a>> {
         let top = match self.validation {
-            Validation::Strict => scan::validate_value::<true>(msg, self.max_depth),
-            Validation::Envelope => scan::validate_value::<false>(msg, self.max_depth),
+            Validation::Strict => dispatch::validate_value::<true>(msg, self.max_depth),
+            Validation::Envelope => dispatch::validate_value::<false>(msg, self.max_depth),
         };
         match top {
             Ok(Top::Array(open)) => {

@@ -1,6 +1,6 @@
 //! Building responses that echo raw ids verbatim into any [`bytes::BufMut`].
 //!
-//! The default layout is the one of SPEC §4, byte for byte (Python `json.dumps` spacing):
+//! The default layout is the one of docs/spec.md §4, byte for byte (Python `json.dumps` spacing):
 //! `{"jsonrpc": "2.0", "id": ID, "error": {"code": -32600, "message": "Invalid Request"}}`.
 //! [`Style::Compact`] drops the spaces.
 //!
@@ -54,7 +54,7 @@ pub const fn standard_message(code: i64) -> Option<&'static str> {
 /// Layout of the written JSON.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
-    /// `{"jsonrpc": "2.0", "id": 1, ...}`: the spacing of SPEC §4 and the CLI.
+    /// `{"jsonrpc": "2.0", "id": 1, ...}`: the spacing of docs/spec.md §4 and the CLI.
     #[default]
     Spaced,
     /// `{"jsonrpc":"2.0","id":1,...}`.

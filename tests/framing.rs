@@ -6,7 +6,7 @@
 use bytes::{Bytes, BytesMut};
 use proptest::prelude::*;
 use rpcscan::frame::{
-    ndjson_messages, ContentLengthDecoder, Decode, Decoder, Frame, FrameError, FrameErrorKind,
+    ndjson_messages, AnyDecoder, ContentLengthDecoder, Decode, Frame, FrameError, FrameErrorKind,
     Framing, JsonSeqDecoder, NdjsonDecoder, SseDecoder, MAX_HEADER_BLOCK,
 };
 use rpcscan::{Kind, OwnedMessage, Parser, Reason};
@@ -465,7 +465,7 @@ fn long_messages_fed_bytewise_take_linear_time() {
         (Framing::JsonSeq, seq),
         (Framing::ContentLength, cl),
     ] {
-        let items = feed(Decoder::new(framing), &input, &[1], usize::MAX);
+        let items = feed(AnyDecoder::new(framing), &input, &[1], usize::MAX);
         assert_eq!(items.len(), 1, "{framing}");
         assert_eq!(items[0].as_ref().unwrap().bytes().len(), n, "{framing}");
     }
@@ -557,7 +557,7 @@ fn json_seq_limits() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Detection and the `Decoder` enum
+// Detection and the `AnyDecoder` enum
 
 #[test]
 fn detection_and_decoder() {
@@ -577,7 +577,7 @@ fn detection_and_decoder() {
     for &(input, framing) in cases {
         assert_eq!(Framing::detect(input), framing);
         assert_eq!(framing.as_str().parse::<Framing>(), Ok(framing));
-        let dec = Decoder::new(framing).max_message_size(100);
+        let dec = AnyDecoder::new(framing).max_message_size(100);
         assert_eq!(dec.framing(), framing);
         let items = whole(dec, input);
         assert_eq!(items.len(), 1, "{framing}");
@@ -702,7 +702,7 @@ proptest! {
     #[test]
     fn any_bytes_any_framing(input in prop::collection::vec(any::<u8>(), 0..200), sizes in chunk_sizes(), max in 0usize..16) {
         for framing in Framing::ALL {
-            invariant(Decoder::new(framing).max_message_size(max), &input, &sizes, MAX_HEADER_BLOCK);
+            invariant(AnyDecoder::new(framing).max_message_size(max), &input, &sizes, MAX_HEADER_BLOCK);
         }
     }
 
@@ -813,7 +813,7 @@ mod tokio_codec {
             let items = collect(SseDecoder::new().max_message_size(30), sse, chunk).await;
             assert_eq!(show(&items), ["{}@0", "!too_large@10+39", "[]@50"]);
             let items = collect(
-                Decoder::new(Framing::JsonSeq).max_message_size(30),
+                AnyDecoder::new(Framing::JsonSeq).max_message_size(30),
                 seq,
                 chunk,
             )
@@ -831,7 +831,7 @@ mod tokio_codec {
             b"{}",
         ];
         for framing in Framing::ALL {
-            let mut enc = Decoder::new(framing);
+            let mut enc = AnyDecoder::new(framing);
             let mut wire = BytesMut::new();
             for msg in messages {
                 match enc.encode(msg, &mut wire) {
@@ -846,7 +846,7 @@ mod tokio_codec {
                 }
             }
             assert_eq!(Framing::detect(&wire), framing);
-            let items = collect(Decoder::new(framing), &wire, 5).await;
+            let items = collect(AnyDecoder::new(framing), &wire, 5).await;
             let got: Vec<Vec<u8>> = items
                 .into_iter()
                 .map(|i| i.unwrap().into_bytes().to_vec())
@@ -977,5 +977,12 @@ fn owned_types_cross_threads() {
     assert_owned::<rpcscan::OwnedInvalid>();
     assert_owned::<Frame>();
     assert_owned::<FrameError>();
-    assert_owned::<Decoder>();
+    assert_owned::<AnyDecoder>();
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_former_decoder_name_still_works() {
+    let decoder: rpcscan::frame::Decoder = rpcscan::frame::Decoder::new(Framing::Sse);
+    assert_eq!(decoder.framing(), Framing::Sse);
 }

@@ -6,8 +6,7 @@
 
 #[test]
 fn forced_level_is_the_active_level() {
-    // The one line to adapt if `kernel_level()` returns a typed level: `.as_str()` here.
-    let active: &str = rpcscan::kernel_level();
+    let active: &str = rpcscan::kernel_level().as_str();
     println!("kernel level: {active}");
     assert!(["scalar", "avx2", "avx512"].contains(&active), "{active}");
     // Unset or empty: nothing forced, the CPU's best level runs.

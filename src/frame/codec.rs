@@ -39,7 +39,7 @@ use memchr::{memchr, memchr2};
 use tokio_util::codec::{Decoder as TokioDecoder, Encoder};
 
 use super::{
-    ContentLengthDecoder, Decode, Decoder, Frame, FrameError, JsonSeqDecoder, NdjsonDecoder,
+    AnyDecoder, ContentLengthDecoder, Decode, Frame, FrameError, JsonSeqDecoder, NdjsonDecoder,
     SseDecoder,
 };
 
@@ -65,7 +65,7 @@ tokio_decoder!(
     ContentLengthDecoder,
     SseDecoder,
     JsonSeqDecoder,
-    Decoder
+    AnyDecoder
 );
 
 fn refuse(what: &str) -> io::Error {
@@ -152,15 +152,15 @@ impl<T: AsRef<[u8]>> Encoder<T> for JsonSeqDecoder {
     }
 }
 
-impl<T: AsRef<[u8]>> Encoder<T> for Decoder {
+impl<T: AsRef<[u8]>> Encoder<T> for AnyDecoder {
     type Error = io::Error;
 
     fn encode(&mut self, msg: T, dst: &mut BytesMut) -> io::Result<()> {
         match self {
-            Decoder::Ndjson(d) => d.encode(msg, dst),
-            Decoder::ContentLength(d) => d.encode(msg, dst),
-            Decoder::Sse(d) => d.encode(msg, dst),
-            Decoder::JsonSeq(d) => d.encode(msg, dst),
+            AnyDecoder::Ndjson(d) => d.encode(msg, dst),
+            AnyDecoder::ContentLength(d) => d.encode(msg, dst),
+            AnyDecoder::Sse(d) => d.encode(msg, dst),
+            AnyDecoder::JsonSeq(d) => d.encode(msg, dst),
         }
     }
 }

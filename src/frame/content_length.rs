@@ -1,5 +1,5 @@
 //! Content-Length framing (LSP, DAP): `Name: value` header lines, a blank line, then
-//! exactly N body bytes (SPEC §7).
+//! exactly N body bytes (docs/spec.md §7).
 //!
 //! ```text
 //! Content-Length: 40\r\n
@@ -11,7 +11,7 @@
 //! Header names are case-insensitive; headers other than `Content-Length` are accepted and
 //! ignored. The frame is the body; its offset is the header block's first byte.
 //!
-//! Choices where SPEC §7 is silent:
+//! Choices where docs/spec.md §7 is silent:
 //!
 //! * **Bare LF.** A header line may end with `\n` as well as `\r\n`, and so may the blank
 //!   line (`\n\n` ends a block). LSP requires CRLF, but hand-written fixtures, logs that went

@@ -1,11 +1,11 @@
-//! Guessing a stream's framing from its first bytes (`--framing auto`, SPEC §7).
+//! Guessing a stream's framing from its first bytes (`--framing auto`, docs/spec.md §7).
 
 use super::Framing;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 impl Framing {
-    /// The framing SPEC §7 infers from the first bytes of a stream.
+    /// The framing docs/spec.md §7 infers from the first bytes of a stream.
     ///
     /// First byte `0x1E` → json-seq. Otherwise, after an optional byte order mark, a first
     /// line that starts with `Content-Length:` or `Content-Type:` (any case) →

@@ -1,9 +1,9 @@
-//! RFC 7464 JSON text sequences: every record starts with RS (`0x1E`) (SPEC §7).
+//! RFC 7464 JSON text sequences: every record starts with RS (`0x1E`) (docs/spec.md §7).
 //!
 //! A record is the bytes after its RS up to the next RS (or the end of input), minus one
 //! trailing LF. Consecutive RS bytes are ignored.
 //!
-//! Choices where SPEC §7 is silent:
+//! Choices where docs/spec.md §7 is silent:
 //!
 //! * **Blank records** (only space, tab, CR, LF, e.g. `RS LF RS`) are skipped like NDJSON's
 //!   blank lines: they carry no message.

@@ -1,4 +1,4 @@
-//! Byte streams → frames: the four framings of SPEC §7, fed any chunking, zero-copy.
+//! Byte streams → frames: the four framings of docs/spec.md §7, fed any chunking, zero-copy.
 //!
 //! A decoder works on a [`BytesMut`] the caller appends to (from a socket, a pipe, a file)
 //! and splits each message off as [`Bytes`] without copying. Every call answers one of
@@ -45,7 +45,7 @@
 //!   is left (NDJSON's last line without `\n`, json-seq's last record, an error for a
 //!   truncated Content-Length frame) and empties the buffer.
 //!
-//! ## Choices where SPEC §7 is silent
+//! ## Choices where docs/spec.md §7 is silent
 //!
 //! * **Offsets and lengths of bad frames**: [`FrameError::offset`]`..+`[`FrameError::len`]
 //!   is the bad frame's span in the stream, envelope included, final terminator excluded:
@@ -84,10 +84,17 @@ use crate::invalid::Reason;
 use crate::owned::{OwnedInvalid, OwnedMessage};
 use crate::parser::Parser;
 
+// Frames and their errors are owned, thread-safe values (as `OwnedMessage` is).
+const _: () = {
+    const fn owned<T: Send + Sync + Clone + 'static>() {}
+    owned::<Frame>();
+    owned::<FrameError>();
+};
+
 /// The default maximum message size of every decoder: 16 MiB.
 pub const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 * 1024 * 1024;
 
-/// The four framings of SPEC §7.
+/// The four framings of docs/spec.md §7.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Framing {
     /// One message per line (`\n`, optional `\r`): MCP stdio, JSON-lines logs.
@@ -450,7 +457,8 @@ impl fmt::Display for FrameError {
 
 impl std::error::Error for FrameError {}
 
-/// A framing decoder: the three outcomes of STYLE.md §1.
+/// A framing decoder: need more bytes, a frame, or an error (the three outcomes of the
+/// module docs).
 ///
 /// `None`: need more bytes (append to `buf` and call again). `Some(Ok(frame))`: a frame,
 /// split off `buf`. `Some(Err(error))`: a bad frame, already skipped; call again.
@@ -474,19 +482,20 @@ impl<D: Decode + ?Sized> Decode for &mut D {
     }
 }
 
-/// Any of the four decoders, chosen at run time (`--framing NAME`).
+/// Any of the four decoders, chosen at run time (`--framing NAME`). Named so that it does not
+/// clash with `tokio_util::codec::Decoder`, which it implements with the `tokio` feature.
 ///
 /// ```
 /// use bytes::BytesMut;
-/// use rpcscan::frame::{Decode, Decoder, Framing};
+/// use rpcscan::frame::{AnyDecoder, Decode, Framing};
 ///
 /// let input = b"Content-Length: 2\r\n\r\n{}";
-/// let mut decoder = Decoder::new(Framing::detect(input)).max_message_size(1024);
+/// let mut decoder = AnyDecoder::new(Framing::detect(input)).max_message_size(1024);
 /// let mut buf = BytesMut::from(&input[..]);
 /// assert_eq!(decoder.decode(&mut buf).unwrap().unwrap().bytes().as_ref(), b"{}");
 /// ```
 #[derive(Clone, Debug)]
-pub enum Decoder {
+pub enum AnyDecoder {
     /// NDJSON / MCP stdio.
     Ndjson(NdjsonDecoder),
     /// Content-Length (LSP, DAP).
@@ -497,60 +506,66 @@ pub enum Decoder {
     JsonSeq(JsonSeqDecoder),
 }
 
-impl Decoder {
+/// The former name of [`AnyDecoder`].
+#[deprecated(
+    note = "renamed to `AnyDecoder`, which does not clash with `tokio_util::codec::Decoder`"
+)]
+pub type Decoder = AnyDecoder;
+
+impl AnyDecoder {
     /// A fresh decoder for `framing`, with the default maximum message size.
     pub fn new(framing: Framing) -> Self {
         match framing {
-            Framing::Ndjson => Decoder::Ndjson(NdjsonDecoder::new()),
-            Framing::ContentLength => Decoder::ContentLength(ContentLengthDecoder::new()),
-            Framing::Sse => Decoder::Sse(SseDecoder::new()),
-            Framing::JsonSeq => Decoder::JsonSeq(JsonSeqDecoder::new()),
+            Framing::Ndjson => AnyDecoder::Ndjson(NdjsonDecoder::new()),
+            Framing::ContentLength => AnyDecoder::ContentLength(ContentLengthDecoder::new()),
+            Framing::Sse => AnyDecoder::Sse(SseDecoder::new()),
+            Framing::JsonSeq => AnyDecoder::JsonSeq(JsonSeqDecoder::new()),
         }
     }
 
     /// Sets the maximum message size (bytes).
     pub fn max_message_size(self, max: usize) -> Self {
         match self {
-            Decoder::Ndjson(d) => Decoder::Ndjson(d.max_message_size(max)),
-            Decoder::ContentLength(d) => Decoder::ContentLength(d.max_message_size(max)),
-            Decoder::Sse(d) => Decoder::Sse(d.max_message_size(max)),
-            Decoder::JsonSeq(d) => Decoder::JsonSeq(d.max_message_size(max)),
+            AnyDecoder::Ndjson(d) => AnyDecoder::Ndjson(d.max_message_size(max)),
+            AnyDecoder::ContentLength(d) => AnyDecoder::ContentLength(d.max_message_size(max)),
+            AnyDecoder::Sse(d) => AnyDecoder::Sse(d.max_message_size(max)),
+            AnyDecoder::JsonSeq(d) => AnyDecoder::JsonSeq(d.max_message_size(max)),
         }
     }
 
     /// Which framing this decoder reads.
     pub fn framing(&self) -> Framing {
         match self {
-            Decoder::Ndjson(_) => Framing::Ndjson,
-            Decoder::ContentLength(_) => Framing::ContentLength,
-            Decoder::Sse(_) => Framing::Sse,
-            Decoder::JsonSeq(_) => Framing::JsonSeq,
+            AnyDecoder::Ndjson(_) => Framing::Ndjson,
+            AnyDecoder::ContentLength(_) => Framing::ContentLength,
+            AnyDecoder::Sse(_) => Framing::Sse,
+            AnyDecoder::JsonSeq(_) => Framing::JsonSeq,
         }
     }
 }
 
-impl From<Framing> for Decoder {
+impl From<Framing> for AnyDecoder {
     fn from(framing: Framing) -> Self {
-        Decoder::new(framing)
+        AnyDecoder::new(framing)
     }
 }
 
-impl Decode for Decoder {
+impl Decode for AnyDecoder {
     fn decode(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
         match self {
-            Decoder::Ndjson(d) => d.decode(buf),
-            Decoder::ContentLength(d) => d.decode(buf),
-            Decoder::Sse(d) => d.decode(buf),
-            Decoder::JsonSeq(d) => d.decode(buf),
+            AnyDecoder::Ndjson(d) => d.decode(buf),
+            AnyDecoder::ContentLength(d) => d.decode(buf),
+            AnyDecoder::Sse(d) => d.decode(buf),
+            AnyDecoder::JsonSeq(d) => d.decode(buf),
         }
     }
 
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
         match self {
-            Decoder::Ndjson(d) => d.decode_eof(buf),
-            Decoder::ContentLength(d) => d.decode_eof(buf),
-            Decoder::Sse(d) => d.decode_eof(buf),
-            Decoder::JsonSeq(d) => d.decode_eof(buf),
+            AnyDecoder::Ndjson(d) => d.decode_eof(buf),
+            AnyDecoder::ContentLength(d) => d.decode_eof(buf),
+            AnyDecoder::Sse(d) => d.decode_eof(buf),
+            AnyDecoder::JsonSeq(d) => d.decode_eof(buf),
         }
     }
 }

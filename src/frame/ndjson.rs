@@ -1,4 +1,4 @@
-//! NDJSON / MCP stdio: one message per line (SPEC §7).
+//! NDJSON / MCP stdio: one message per line (docs/spec.md §7).
 //!
 //! Lines end with `\n`; one `\r` before it is stripped. Lines that are empty or hold only
 //! space, tab and CR are not messages and are skipped. A final line without `\n` is a

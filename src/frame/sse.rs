@@ -1,4 +1,4 @@
-//! Server-sent events (MCP Streamable HTTP), by the WHATWG event-stream rules (SPEC §7).
+//! Server-sent events (MCP Streamable HTTP), by the WHATWG event-stream rules (docs/spec.md §7).
 //!
 //! Lines end with CRLF, LF or CR (a CR at the end of one chunk followed by an LF in the
 //! next is one line end, not two). A line starting with `:` is a comment (keep-alives);
@@ -8,12 +8,12 @@
 //! with only digits sets the reconnection time; other fields are ignored. A blank line
 //! dispatches the event. One byte order mark at the very start of the stream is skipped.
 //!
-//! Differences from WHATWG, from SPEC §7: an event whose joined data is empty (MCP's
+//! Differences from WHATWG, from docs/spec.md §7: an event whose joined data is empty (MCP's
 //! priming event `id: 7\ndata:\n\n`, keep-alives) yields no message, though its `id` still
 //! updates the last event id. At end of input, an event without its terminating blank line
 //! is discarded (as in WHATWG), silently.
 //!
-//! Choices where SPEC §7 is silent:
+//! Choices where docs/spec.md §7 is silent:
 //!
 //! * **Bytes, not text.** The data bytes are handed to the scanner as they are (WHATWG
 //!   would decode them with replacement characters first): a message that is not UTF-8 is

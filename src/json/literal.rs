@@ -1,6 +1,6 @@
 //! `true`, `false`, `null`.
 
-use super::JsonError;
+use crate::error::JsonError;
 
 /// Checks that `lit` is written at `pos`; returns the offset after it. The error points at
 /// the first byte that differs.

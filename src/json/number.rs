@@ -1,7 +1,7 @@
 //! The RFC 8259 number grammar, exactly: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
 //! No magnitude limit: numbers are checked, never converted.
 
-use super::JsonError;
+use crate::error::JsonError;
 
 /// Scans a number starting at `pos`. Returns the offset after it and whether it is an
 /// integer literal (no fraction, no exponent). What follows the number is the caller's to

@@ -1,15 +1,15 @@
 //! The top-level walk: find the six envelope members, read `jsonrpc`, `id`, `method` and
-//! the error object strictly, skip everything else, then apply SPEC §3.
+//! the error object strictly, skip everything else, then apply docs/spec.md §3.
 //!
-//! The walk only collects facts; verdicts are decided in [`decide`] once the whole text is
-//! known to be JSON, so a -32600 reason never hides a -32700 one further on.
+//! The walk only collects facts; verdicts are decided in [`decide`](super::decide) once the
+//! whole text is known to be JSON, so a -32600 reason never hides a -32700 one further on.
 
 use super::{skip, ws};
+use crate::error::JsonError;
 use crate::id::IdKind;
 use crate::invalid::Reason;
-use crate::json::{literal, number, string, utf8, JsonError};
-use crate::kind::Kind;
-use crate::message::{Fields, Span};
+use crate::json::{literal, number, string, utf8};
+use crate::limits::Span;
 use crate::text::Str;
 
 /// The envelope keys, as bits of [`Facts::seen`].
@@ -133,22 +133,22 @@ fn with_key<T>(raw: &[u8], escaped: bool, f: impl Fn(&[u8]) -> T) -> T {
 /// What the walk found at the top level of an object.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(crate) struct Facts {
-    seen: u8,
-    duplicate: bool,
-    version_ok: bool,
-    id_count: u8,
+    pub(super) seen: u8,
+    pub(super) duplicate: bool,
+    pub(super) version_ok: bool,
+    pub(super) id_count: u8,
     /// The (last) `id` member; `None` kind when it is not a string, integer or null.
-    id: Option<(Span, Option<IdKind>)>,
+    pub(super) id: Option<(Span, Option<IdKind>)>,
     /// `Some(None)`: present but not a string.
-    method: Option<Option<(Span, bool)>>,
-    params: Option<Span>,
-    params_ok: bool,
-    result: Option<Span>,
-    error: Option<Span>,
-    error_ok: bool,
-    error_code: Option<Span>,
-    error_message: Option<(Span, bool)>,
-    error_data: Option<Span>,
+    pub(super) method: Option<Option<(Span, bool)>>,
+    pub(super) params: Option<Span>,
+    pub(super) params_ok: bool,
+    pub(super) result: Option<Span>,
+    pub(super) error: Option<Span>,
+    pub(super) error_ok: bool,
+    pub(super) error_code: Option<Span>,
+    pub(super) error_message: Option<(Span, bool)>,
+    pub(super) error_data: Option<Span>,
 }
 
 #[inline(always)]
@@ -217,7 +217,7 @@ fn next_member(buf: &[u8], i: usize) -> Result<(bool, usize), JsonError> {
 }
 
 /// Where the walk's syntax comes from: [`Exact`] (byte by byte, with exact error offsets)
-/// or the fast path's token stream (`scan::fast`, which only knows "valid" or "don't know").
+/// or the fast path's token stream (`scan::stage2`, which only knows "valid" or "don't know").
 /// Offsets are the same in both: a value's first byte, the offset after it.
 pub(crate) trait Source<'a> {
     /// What a failed walk returns.
@@ -512,80 +512,6 @@ fn error_object<'a, S: Source<'a>>(s: &mut S, v: usize, f: &mut Facts) -> Result
             return Ok(next);
         }
         i = next;
-    }
-}
-
-/// A -32600 verdict: the reason and the id to answer with.
-pub(crate) type Rejection = (Reason, Option<(Span, IdKind)>);
-
-/// SPEC §3, applied in the documented order (see the crate docs, "Reason order").
-pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
-    let id = f.id.and_then(|(span, kind)| Some((span, kind?)));
-    let usable = match id {
-        Some((_, IdKind::Integer | IdKind::String { .. })) => true,
-        Some((_, IdKind::Null)) | None => false,
-    };
-    let reject = |reason: Reason| -> Result<Fields, Rejection> {
-        let recovered = if f.id_count == 1 && usable { id } else { None };
-        Err((reason, recovered))
-    };
-    if f.duplicate {
-        return reject(Reason::DuplicateKey);
-    }
-    if !f.version_ok {
-        return reject(Reason::BadVersion);
-    }
-    let mut fields = Fields {
-        kind: Kind::Invalid,
-        id,
-        method: None,
-        params: f.params,
-        result: f.result,
-        error: f.error,
-        error_code: f.error_code,
-        error_message: f.error_message,
-        error_data: f.error_data,
-    };
-    if let Some(method) = f.method {
-        let Some(method) = method else {
-            return reject(Reason::BadMethod);
-        };
-        if f.result.is_some() || f.error.is_some() {
-            return reject(Reason::MethodWithResponse);
-        }
-        if f.params.is_some() && !f.params_ok {
-            return reject(Reason::BadParams);
-        }
-        fields.method = Some(method);
-        fields.kind = match f.id {
-            None => Kind::Notification,
-            Some(_) if usable => Kind::Request,
-            Some(_) => return reject(Reason::BadId),
-        };
-        return Ok(fields);
-    }
-    // Without `method`, `params` is just an unknown member.
-    fields.params = None;
-    match (f.result, f.error) {
-        (Some(_), Some(_)) => reject(Reason::ResultAndError),
-        (None, None) => reject(Reason::NoResultOrError),
-        (Some(_), None) => {
-            if !usable {
-                return reject(Reason::BadId);
-            }
-            fields.kind = Kind::Result;
-            Ok(fields)
-        }
-        (None, Some(_)) => {
-            if !f.error_ok {
-                return reject(Reason::BadErrorObject);
-            }
-            if f.id.is_some() && id.is_none() {
-                return reject(Reason::BadId);
-            }
-            fields.kind = Kind::Error;
-            Ok(fields)
-        }
     }
 }
 

@@ -1,18 +1,15 @@
-//! The single pass over one message: the prologue (size, BOM, UTF-8), the top-level walk,
-//! and the rules of SPEC §3 applied to what the walk found.
+//! The walk over one JSON text: the exact top-level walk (`envelope`, over `skip` for the
+//! values it does not read), stage 2 of strict mode's fast path (`stage2`), and the rules
+//! of docs/spec.md §3 applied to what the walk found (`decide`). Which walk runs, and with
+//! which kernels, is `dispatch`'s choice.
 
-pub(crate) mod batch;
+pub(crate) mod decide;
 pub(crate) mod envelope;
-pub(crate) mod fast;
 pub(crate) mod skip;
+pub(crate) mod stage2;
 
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::{utf8, JsonError};
-
-/// Spans are `u32`: one message may not exceed 4 GiB (reported as `too_large`).
-pub(crate) const MAX_MESSAGE_LEN: usize = u32::MAX as usize;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Skips JSON whitespace (space, tab, LF, CR) from `i`.
 #[inline(always)]
@@ -35,56 +32,8 @@ pub(crate) enum Top {
     Scalar,
 }
 
-/// Validates one JSON text (strictly, or envelope-style when `STRICT` is false) and
-/// collects the envelope facts of a top-level object.
-///
-/// Strict mode checks UTF-8 over the whole message first (one fast pass) so the string
-/// loops need not look at non-ASCII bytes. To still report the *first* offending byte, the
-/// grammar is then checked on the valid prefix: a grammar error inside that prefix wins,
-/// anything else is the UTF-8 error.
-///
-/// Before all that, the fast path (`fast`: a token stream built 64 bytes at a time, string
-/// contents checked in bulk, UTF-8 only when a byte is not ASCII) either accepts the message
-/// or hands it to the exact path described above; only the exact path reports errors, so
-/// offsets and reasons never depend on the kernel level.
-#[inline(always)]
-pub(crate) fn top<const STRICT: bool>(
-    buf: &[u8],
-    max_depth: usize,
-    facts: &mut envelope::Facts,
-) -> Result<Top, JsonError> {
-    if buf.len() > MAX_MESSAGE_LEN {
-        return Err(JsonError::new(Reason::TooLarge, MAX_MESSAGE_LEN));
-    }
-    if buf.starts_with(BOM) {
-        return Err(JsonError::new(Reason::Bom, 0));
-    }
-    if !STRICT {
-        return crate::simd::envelope_walk(buf, max_depth, facts);
-    }
-    if let Some(top) = crate::simd::strict_fast(buf, max_depth, facts) {
-        return Ok(top);
-    }
-    match utf8::validate(buf) {
-        Ok(()) => walk::<true>(buf, max_depth, facts),
-        Err(bad) => {
-            let prefix = buf.get(..bad).unwrap_or_default();
-            match walk::<true>(prefix, max_depth, facts) {
-                Err(e) if e.offset() < bad => Err(e),
-                _ => Err(JsonError::new(Reason::InvalidUtf8, bad)),
-            }
-        }
-    }
-}
-
-/// [`top`], for callers that only want to know the text is valid.
-pub(crate) fn validate_value<const STRICT: bool>(
-    buf: &[u8],
-    max_depth: usize,
-) -> Result<Top, JsonError> {
-    top::<STRICT>(buf, max_depth, &mut envelope::Facts::default())
-}
-
+/// The exact walk (every byte looked at in order, errors with their first offending
+/// offset), with the dispatching container skipper.
 #[inline(always)]
 pub(crate) fn walk<const STRICT: bool>(
     buf: &[u8],

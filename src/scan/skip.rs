@@ -5,9 +5,10 @@
 //! the depth limit is a number, not a stack size.
 
 use super::ws;
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::{literal, number, string, JsonError};
-use crate::simd::{self, blocks::Nesting};
+use crate::json::{literal, number, string};
+use crate::simd::{self, skipper::Nesting};
 
 /// Skips the value at `pos` (whitespace already skipped); returns the offset after it.
 /// `depth` is the nesting depth a container starting at `pos` would have.

@@ -1,128 +1,45 @@
-//! The one routing point for byte-scanning kernels, and the only home of `unsafe`.
+//! The byte-scanning kernels, the only home of `unsafe` besides `dispatch`, and the routing
+//! point of the kernels that stand alone (the string loop, the container skipper, UTF-8).
 //!
 //! Every hot loop that looks at many bytes goes through a function here. The CPU level is
-//! detected once and cached in an atomic (no per-call detection); `RPCSCAN_FORCE=scalar|
-//! avx2|avx512|neon` picks a level for tests and benchmarks (a level the CPU lacks falls
-//! back to the best it has), and miri or `--cfg rpcscan_disable_simd` always use the
-//! portable twin. Each vector kernel has a scalar/SWAR twin in `scalar.rs` that is always
-//! compiled and is the reference the vector kernels are tested against.
+//! detected once and cached ([`level()`]). Each vector kernel has a scalar/SWAR twin in
+//! `scalar.rs` that is always compiled and is the reference the vector kernels are tested
+//! against.
+//!
+//! The layers inside: the generic algorithms (`stage1.rs`, stage 1 of strict mode's fast
+//! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
+//! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
+//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`,
+//! `avx512_utf8.rs`, with `x86.rs` and `classes.rs` shared by the x86 ones) instantiate
+//! them with their kernels; this file and `level.rs` pick the level. Walks of the layers
+//! above (stage 2, envelope mode's top-level walk) are instantiated in `dispatch`.
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.
-//!
-//! The block loops (the skipper, stage 1) issue a prefetch hint 4 KiB ahead of the block
-//! they read, which may point past the end of the message: in a contiguous stream (an
-//! NDJSON buffer, a mapped file) that is the next messages. A prefetch returns no data and
-//! cannot fault, so nothing is read past the slice. It made no measurable difference on
-//! input that is in cache and brought throughput at 200 MB (input from DRAM, where memchr
-//! itself drops from ~28 to ~6.6 GB/s on the development VM) from 70-73% to 82-84% of the
-//! 1 MB figure in envelope mode, and from 70-86% to 90-96% in strict mode.
 #![allow(unsafe_code)]
 
-pub(crate) mod blocks;
-mod scalar;
-pub(crate) mod tokens;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-mod x86;
-
-use core::sync::atomic::{AtomicU8, Ordering};
-
-use crate::json::{string, JsonError};
-use crate::scan::{envelope::Facts, Top};
-
-pub(crate) use blocks::skip_container;
-
-/// A kernel level.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
-    Scalar = 1,
-    Avx2 = 2,
-    Avx512 = 3,
-}
-
-impl Level {
-    pub(crate) const fn name(self) -> &'static str {
-        match self {
-            Level::Scalar => "scalar",
-            Level::Avx2 => "avx2",
-            Level::Avx512 => "avx512",
-        }
-    }
-}
-
-static LEVEL: AtomicU8 = AtomicU8::new(0);
-
-/// The cached kernel level.
-#[inline(always)]
-pub(crate) fn level() -> Level {
-    match LEVEL.load(Ordering::Relaxed) {
-        1 => Level::Scalar,
-        2 => Level::Avx2,
-        3 => Level::Avx512,
-        _ => detect(),
-    }
-}
-
-/// The best level this CPU supports.
-pub(crate) fn best_supported() -> Level {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        if x86::has_avx512() {
-            return Level::Avx512;
-        }
-        if x86::has_avx2() {
-            return Level::Avx2;
-        }
-    }
-    Level::Scalar
-}
-
-#[cold]
-fn detect() -> Level {
-    let best = best_supported();
-    let level = match std::env::var_os("RPCSCAN_FORCE") {
-        Some(v) if v == "scalar" => Level::Scalar,
-        Some(v) if v == "avx2" && best == Level::Avx512 => Level::Avx2,
-        // "avx512", "neon" (not on this architecture), anything else: the best we have.
-        _ => best,
-    };
-    LEVEL.store(level as u8, Ordering::Relaxed);
-    level
-}
-
-/// The name of the kernel level in use (`"scalar"`, `"avx2"` or `"avx512"`).
-pub fn kernel_level() -> &'static str {
-    level().name()
-}
-
-pub(crate) use scalar::{string_special_in_word, string_special_window};
-
-/// Prefetch hint for the bytes `PREFETCH_DISTANCE` after `at` in `buf`'s memory, which
-/// may lie past the end of `buf` (in a contiguous stream, the next messages). A prefetch
-/// is a hint, not a read: it returns nothing and cannot fault. A no-op on other
-/// architectures, under miri and with `--cfg rpcscan_disable_simd`.
-#[inline(always)]
-pub(crate) fn prefetch_ahead(buf: &[u8], at: usize) {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        let ptr = buf
-            .as_ptr()
-            .wrapping_add(at)
-            .wrapping_add(PREFETCH_DISTANCE);
-        // SAFETY: PREFETCHT0 only hints the cache; it accesses no memory architecturally
-        // and never faults, whatever the address (SSE, part of the x86_64 baseline).
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(ptr.cast())
-        };
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
-    let _ = (buf, at);
-}
-
-/// How far ahead the block loops hint: 1 KiB gained less at 200 MB (envelope 81-82% of
-/// the 1 MB throughput instead of 82-84%).
+pub(crate) mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-const PREFETCH_DISTANCE: usize = 4096;
+pub(crate) mod avx512;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod avx512_utf8;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod classes;
+mod level;
+mod prefetch;
+pub(crate) mod scalar;
+pub(crate) mod skipper;
+pub(crate) mod stage1;
+pub(crate) mod string;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+pub(crate) mod x86;
+
+use crate::error::JsonError;
+
+pub use level::{kernel_level, KernelLevel};
+pub(crate) use level::{level, Level};
+pub(crate) use scalar::string_special_in_word;
 
 /// The rest of a string from `from` (just inside it): the offset after the closing quote
 /// and whether it had escapes. One call per string, whatever its escapes.
@@ -141,104 +58,57 @@ pub(crate) fn scan_string_at(
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx512 if x86::has_avx512() => {
             // SAFETY: the CPU supports AVX-512BW (checked above; cached after the first call).
-            unsafe { x86::scan_string_avx512(buf, from) }
+            unsafe { avx512::scan_string_avx512(buf, from) }
         }
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
             // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
-            unsafe { x86::scan_string_avx2(buf, from) }
+            unsafe { avx2::scan_string_avx2(buf, from) }
         }
-        _ => string::scan_swar(buf, from, false),
+        _ => scalar::scan_swar(buf, from, false),
     }
 }
 
-/// Strict mode's fast path (`scan::fast`): `Some` when the message is valid JSON, with the
-/// walk's result; `None` means "use the exact path". At the scalar level the exact path
-/// goes first: byte-at-a-time token masks would be slower than it.
+/// Skips the container whose `{` or `[` is at `open`; returns the offset after its close.
+/// `depth` is the container's own nesting depth.
 #[inline]
-pub(crate) fn strict_fast(buf: &[u8], max_depth: usize, facts: &mut Facts) -> Option<Top> {
-    match level() {
-        Level::Scalar => None,
-        level => strict_fast_at(level, buf, max_depth, facts),
-    }
+pub(crate) fn skip_container(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    skip_container_at(level(), buf, open, depth, max_depth)
 }
 
-/// [`strict_fast`] at a given level; the scalar level runs the fast path with the scalar
-/// twins of the kernels (tests compare every level with the exact path).
-pub(crate) fn strict_fast_at(
+/// [`skip_container`] at a given level (tests compare every level).
+pub(crate) fn skip_container_at(
     level: Level,
     buf: &[u8],
+    open: usize,
+    depth: usize,
     max_depth: usize,
-    facts: &mut Facts,
-) -> Option<Top> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
+) -> Result<usize, JsonError> {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        if level == Level::Avx512 && x86::has_avx512() {
             // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            unsafe { x86::strict_fast_avx512(buf, max_depth, facts) }
+            return unsafe { avx512::skip_container_avx512(buf, open, depth, max_depth) };
         }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+        if level != Level::Scalar && x86::has_avx2() {
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            unsafe { x86::strict_fast_avx2(buf, max_depth, facts) }
+            return unsafe { avx2::skip_container_avx2(buf, open, depth, max_depth) };
         }
-        _ => crate::scan::fast::walk::<_, true>(
-            buf,
-            max_depth,
-            |carry: &mut tokens::Carry, bytes: &[u8]| {
-                let chunk = tokens::padded(bytes);
-                tokens::block(
-                    carry,
-                    &chunk,
-                    scalar::token_masks,
-                    scalar::escape_masks,
-                    scalar::prefix_xor,
-                    tokens::range_utf8,
-                )
-            },
-            facts,
-        ),
     }
-}
-
-/// Envelope mode's walk of one message (`scan::walk_with::<false>`), instantiated per kernel
-/// level so the level's container skipper inlines into it: the level is looked up once per
-/// message instead of once per skipped container.
-#[inline]
-pub(crate) fn envelope_walk(
-    buf: &[u8],
-    max_depth: usize,
-    facts: &mut Facts,
-) -> Result<Top, JsonError> {
-    envelope_walk_at(level(), buf, max_depth, facts)
-}
-
-/// [`envelope_walk`] at a given level.
-pub(crate) fn envelope_walk_at(
-    level: Level,
-    buf: &[u8],
-    max_depth: usize,
-    facts: &mut Facts,
-) -> Result<Top, JsonError> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            unsafe { x86::envelope_walk_avx512(buf, max_depth, facts) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            unsafe { x86::envelope_walk_avx2(buf, max_depth, facts) }
-        }
-        _ => crate::scan::walk_with::<false>(
-            buf,
-            max_depth,
-            |buf, open, depth, max| blocks::skip_container_at(Level::Scalar, buf, open, depth, max),
-            crate::scan::envelope::checked_string::<false>,
-            facts,
-        ),
-    }
+    let _ = level;
+    skipper::walk(
+        buf,
+        open,
+        depth,
+        max_depth,
+        |bytes: &[u8]| scalar::block_masks(&stage1::padded(bytes)),
+        scalar::prefix_xor,
+    )
 }
 
 /// The string-special mask of the window at `i` for a level, and the window's width.
@@ -248,12 +118,12 @@ pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx512 if x86::has_avx512() => {
             // SAFETY: the CPU supports AVX-512BW (checked just above).
-            unsafe { x86::special_window_avx512(buf, i) }.map(|m| (m, 64))
+            unsafe { avx512::special_window_avx512(buf, i) }.map(|m| (m, 64))
         }
         #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
             // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { x86::special_window_avx2(buf, i) }.map(|m| (m, 32))
+            unsafe { avx2::special_window_avx2(buf, i) }.map(|m| (m, 32))
         }
         _ => scalar::string_special_window(buf, i).map(|m| (m, 8)),
     }
@@ -279,6 +149,7 @@ pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize>
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::level::best_supported;
     use super::*;
 
     /// Runs `f` on copies of `msg` that start at 8 different alignments.
@@ -392,57 +263,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// Envelope mode's walk, instantiated per level with that level's skipper, gives the
-    /// same verdict, offsets and facts at every level as the walk with the dispatching
-    /// skipper.
-    fn envelope_levels_agree(buf: &[u8], max_depth: usize) {
-        let outcome = |r: Result<Top, JsonError>, facts: Facts| {
-            r.map(|top| (top, (top == Top::Object).then_some(facts)))
-        };
-        let mut facts = Facts::default();
-        let want = outcome(
-            crate::scan::walk::<false>(buf, max_depth, &mut facts),
-            facts,
-        );
-        for level in levels() {
-            let mut facts = Facts::default();
-            let got = outcome(envelope_walk_at(level, buf, max_depth, &mut facts), facts);
-            assert_eq!(got, want, "{level:?} on {:?}", String::from_utf8_lossy(buf));
-        }
-    }
-
-    #[test]
-    fn envelope_walk_agrees_on_every_level() {
-        let sample = include_bytes!("../../examples/mcp-traffic.ndjson");
-        let take = if cfg!(miri) { 8 } else { usize::MAX };
-        for line in sample.split(|&b| b == b'\n').take(take) {
-            for max_depth in [1, 2, 3, 1024] {
-                envelope_levels_agree(line, max_depth);
-            }
-            // Cut short inside containers, strings and blocks.
-            for cut in (0..line.len()).step_by(if cfg!(miri) { 97 } else { 7 }) {
-                envelope_levels_agree(&line[..cut], 1024);
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig { cases: if cfg!(miri) { 12 } else { 3000 }, failure_persistence: None, ..proptest::prelude::ProptestConfig::default() })]
-        #[test]
-        fn envelope_walk_agrees_on_token_soup(
-            body in proptest::collection::vec(
-                proptest::sample::select(&crate::scan::fast::tests::TOKEN_SOUP[..]),
-                0..60,
-            ),
-            max in 1usize..6,
-        ) {
-            envelope_levels_agree(&body.concat(), max);
-        }
-    }
-
     #[test]
     fn forced_level_never_exceeds_the_cpu() {
         assert!(level() as u8 <= best_supported() as u8);
-        assert!(["scalar", "avx2", "avx512"].contains(&kernel_level()));
+        assert!(["scalar", "avx2", "avx512"].contains(&kernel_level().as_str()));
     }
 }

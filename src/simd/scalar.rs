@@ -1,8 +1,10 @@
 //! Portable kernels: SWAR (8 bytes per step in a `u64`) with a byte loop for the tail.
 //! Always compiled; the reference every vector kernel is tested against.
 
-use super::blocks::Masks;
-use super::tokens::{EscapeMasks, TokenMasks};
+use super::skipper::Masks;
+use super::stage1::{EscapeMasks, TokenMasks};
+use super::string;
+use crate::error::JsonError;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
@@ -71,6 +73,12 @@ pub(crate) fn string_special_window(buf: &[u8], at: usize) -> Option<u64> {
     // A byte is below 0x20 exactly when its bits 7, 6 and 5 are all clear.
     let control = !(x | (x << 1) | (x << 2)) & HIGHS;
     Some(movemask(eq_exact(x, b'"') | eq_exact(x, b'\\') | control))
+}
+
+/// The portable chain: 8-byte SWAR windows, then bytes.
+#[inline(always)]
+pub(crate) fn scan_swar(buf: &[u8], i: usize, escaped: bool) -> Result<(usize, bool), JsonError> {
+    string::scan_from::<8>(buf, i, escaped, string_special_window, string::tail)
 }
 
 /// The masks of one 64-byte block, 8 bytes at a time.

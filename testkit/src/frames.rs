@@ -4,7 +4,7 @@
 //! The `frames` fuzz target and `tests/regressions.rs` both call [`frames`].
 
 use bytes::BytesMut;
-use rpcscan::frame::{ndjson_messages, Decode, Decoder, Frame, FrameError, Framing};
+use rpcscan::frame::{ndjson_messages, AnyDecoder, Decode, Frame, FrameError, Framing};
 use rpcscan::Parser;
 use rpcscan_oracle::rng::Rng;
 
@@ -52,7 +52,7 @@ impl<'a> Input<'a> {
 /// Everything a decoder says about `stream`, fed in chunks of the given sizes (the last
 /// chunk takes the rest), then drained with `decode_eof`.
 pub fn decode_all(framing: Framing, max: usize, stream: &[u8], chunks: &[usize]) -> Vec<Item> {
-    let mut decoder = Decoder::new(framing).max_message_size(max);
+    let mut decoder = AnyDecoder::new(framing).max_message_size(max);
     let mut buf = BytesMut::new();
     let mut items = Vec::new();
     let mut fed = 0;

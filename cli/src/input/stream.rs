@@ -4,7 +4,7 @@
 use std::io::{self, Read};
 
 use bytes::BytesMut;
-use rpcscan::frame::{Decode, Decoder, FrameError, Framing};
+use rpcscan::frame::{AnyDecoder, Decode, FrameError, Framing};
 
 use super::progress::Progress;
 use super::{Command, Item, Output, Settings, Source, Stop, Verdict, READ_CHUNK};
@@ -68,7 +68,7 @@ impl<C: Command> Stream<'_, C> {
         out: &mut Output,
         progress: &Progress,
     ) -> Result<(), StreamError> {
-        let mut decoder = Decoder::new(framing).max_message_size(self.settings.max_message_size);
+        let mut decoder = AnyDecoder::new(framing).max_message_size(self.settings.max_message_size);
         loop {
             let eof = self.fill(reader, progress)? == 0;
             loop {

@@ -1,9 +1,9 @@
-//! Iterating the elements of a top-level array (opt-in batch mode, SPEC §2).
+//! Iterating the elements of a top-level array (opt-in batch mode, docs/spec.md §2).
 
-use super::{skip, ws};
 use crate::invalid::{Invalid, Reason};
 use crate::message::Message;
 use crate::parser::Parser;
+use crate::scan::{skip, ws};
 
 /// The messages of a JSON-RPC batch, each judged by the rules for a single message.
 ///

@@ -2,11 +2,10 @@
 //! time, with every string byte validated in bulk.
 //!
 //! Per block, a kernel level builds the raw masks ([`TokenMasks`] and [`EscapeMasks`], the
-//! latter for every block: skipping it for blocks without backslashes was a branch that
-//! real traffic mispredicts, and measured 2% slower on small messages and 6% on mixed
-//! ones). Everything after that is shared bit logic, the simdjson
-//! method: escaped characters from runs of backslashes, the in-string mask by prefix XOR of
-//! the unescaped quotes, then
+//! latter for every block: skipping it for blocks without backslashes is a branch that real
+//! traffic mispredicts, which costs more than the masks). Everything after that is shared
+//! bit logic, the simdjson method: escaped characters from runs of backslashes, the
+//! in-string mask by prefix XOR of the unescaped quotes, then
 //!
 //! - **checks** on string contents: no control character, every escaped character one of
 //!   `"\/bfnrtu`, four hex digits after each `\u` (carried across blocks);
@@ -18,11 +17,11 @@
 //!   register stage 1 already holds, one branch for an all-ASCII block); its verdict is
 //!   gathered in the carry and read once by [`Cursor::finish`], so no token waits for it.
 //!   Other levels leave UTF-8 to one validator call (simdutf8) over the range of blocks
-//!   that hold non-ASCII bytes ([`Cursor::non_ascii`]). On generated MCP traffic, where a
-//!   third of the messages and of the blocks hold non-ASCII bytes, the in-block check cut
-//!   the UTF-8 share of strict mode's time by about a third (module `x86`, closing note).
+//!   that hold non-ASCII bytes ([`Cursor::non_ascii`]). The in-block check pays where many
+//!   blocks hold non-ASCII bytes (MCP traffic carries text in many languages): it works on
+//!   the register stage 1 already loaded instead of reading those blocks a second time.
 //!
-//! [`Cursor::next`] hands the tokens to stage 2 (`scan::fast`) one at a time, computing a
+//! [`Cursor::next`] hands the tokens to stage 2 (`scan::stage2`) one at a time, computing a
 //! block only when the previous one is used up; a block with a failed check stops the
 //! stream. Nothing is stored, so nothing is allocated. Blocks start at the message's first
 //! byte; the last partial block is copied into a space-padded buffer, so nothing is read
@@ -126,7 +125,7 @@ pub(crate) fn block<C>(
 ) -> Option<u64> {
     let m = masks(chunk);
     utf8(chunk, m.high, &mut carry.utf8);
-    let escaped = super::blocks::escaped(&mut carry.prev_escaped, m.backslash);
+    let escaped = super::skipper::escaped(&mut carry.prev_escaped, m.backslash);
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
@@ -289,8 +288,8 @@ where
 
     /// Computes the next block: its offset and tokens; `None` at the end of the message or
     /// when a check failed. Left to the compiler, which inlines it where it pays: forced out
-    /// of line it measured 3-4% slower in strict mode; forced into every `next` it was 1-2%
-    /// faster still, for 140 KB more code.
+    /// of line it made strict mode slower; forced into every `next` it gained little speed
+    /// for much more code.
     #[inline]
     fn advance(&mut self) -> Option<Pos> {
         let base = self.next_base;
@@ -298,7 +297,7 @@ where
             return None;
         }
         self.next_base = base + 64;
-        crate::simd::prefetch_ahead(self.buf, base);
+        super::prefetch::prefetch_ahead(self.buf, base);
         let end = self.buf.len().min(base + 64);
         let chunk = self.buf.get(base..end).unwrap_or_default();
         match (self.block)(&mut self.carry, chunk) {

@@ -1,5 +1,5 @@
 //! Stage 2 of strict mode's fast path: the grammar, walked over the token stream of
-//! `simd::tokens` instead of over bytes.
+//! `simd::stage1` instead of over bytes.
 //!
 //! Stage 1 already checked every string byte (control characters, escapes) and UTF-8 was
 //! checked before; what is left is the order of the tokens, the exact grammar of every
@@ -12,8 +12,8 @@
 use super::envelope::{self, Source};
 use super::Top;
 use crate::json::{literal, number};
-use crate::simd::blocks::Nesting;
-use crate::simd::tokens::{Carry, Cursor, Pos};
+use crate::simd::skipper::Nesting;
+use crate::simd::stage1::{Carry, Cursor, Pos};
 
 /// "Not on the fast path": the exact path decides.
 pub(crate) struct Bail;
@@ -28,7 +28,7 @@ struct Fast<'a, B, const RANGE_UTF8: bool> {
 /// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked by stage 1
 /// itself (AVX-512), or here over the blocks that have a byte that is not ASCII (most
 /// messages are all ASCII: no validator call at all).
-/// `block` is the kernel level's block function (`simd::tokens::block` with its kernels);
+/// `block` is the kernel level's block function (`simd::stage1::block` with its kernels);
 /// `RANGE_UTF8` says the level leaves UTF-8 to the range check here.
 #[inline]
 pub(crate) fn walk<B, const RANGE_UTF8: bool>(
@@ -358,7 +358,8 @@ pub(crate) mod tests {
         assert_ne!(facts, Facts::default());
         facts
     }
-    use crate::simd::{self, tests::levels};
+    use crate::dispatch;
+    use crate::simd::tests::levels;
     use proptest::prelude::*;
 
     /// The fast path at every level agrees with the exact path: when it answers, the exact
@@ -375,7 +376,7 @@ pub(crate) mod tests {
         for level in levels() {
             // Start from facts that are not the default, to show the walk overwrites them.
             let mut facts = stale_facts();
-            match simd::strict_fast_at(level, buf, max_depth, &mut facts) {
+            match dispatch::strict_fast_at(level, buf, max_depth, &mut facts) {
                 Some(top) => assert_eq!(
                     exact.as_ref().ok(),
                     Some(&(top, facts_of(&top, facts))),
@@ -501,7 +502,7 @@ pub(crate) mod tests {
                     if len >= head.len() + tail.len() && start + special.len() <= len - tail.len() {
                         msg[start..start + special.len()].copy_from_slice(special);
                     }
-                    simd::tests::at_each_alignment(&msg, |buf| check(buf, 1024));
+                    crate::simd::tests::at_each_alignment(&msg, |buf| check(buf, 1024));
                 }
             }
         }

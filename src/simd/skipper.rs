@@ -1,4 +1,6 @@
-//! Skipping a whole container 64 bytes at a time (envelope mode's structural scan).
+//! The container skipper: a whole container skipped 64 bytes at a time (envelope mode's
+//! structural scan). Generic: each level instantiates [`walk`] with its masks, and
+//! `simd::skip_container` picks the level.
 //!
 //! Per block, each kernel level only builds five bit masks (quotes, backslashes, opening and
 //! closing brackets, and which brackets are curly); everything after that is shared bit
@@ -10,9 +12,9 @@
 //! Blocks start at the container's first byte, so no alignment is needed; the last partial
 //! block is copied into a space-padded 64-byte buffer, so nothing is read past the slice.
 
+use crate::error::JsonError;
 use crate::invalid::Reason;
-use crate::json::JsonError;
-use crate::parser::MAX_DEPTH_LIMIT;
+use crate::limits::MAX_DEPTH_LIMIT;
 
 /// The bit masks of one 64-byte block (bit i = byte i).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,49 +79,6 @@ impl Nesting {
     }
 }
 
-/// Skips the container whose `{` or `[` is at `open`; returns the offset after its close.
-/// `depth` is the container's own nesting depth.
-#[inline]
-pub(crate) fn skip_container(
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    skip_container_at(super::level(), buf, open, depth, max_depth)
-}
-
-/// [`skip_container`] at a given level (tests compare every level).
-pub(crate) fn skip_container_at(
-    level: super::Level,
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        use super::{x86, Level};
-        if level == Level::Avx512 && x86::has_avx512() {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            return unsafe { x86::skip_container_avx512(buf, open, depth, max_depth) };
-        }
-        if level != Level::Scalar && x86::has_avx2() {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            return unsafe { x86::skip_container_avx2(buf, open, depth, max_depth) };
-        }
-    }
-    let _ = level;
-    walk(
-        buf,
-        open,
-        depth,
-        max_depth,
-        |bytes: &[u8]| super::scalar::block_masks(&super::tokens::padded(bytes)),
-        super::scalar::prefix_xor,
-    )
-}
-
 /// The block walk shared by every level; `masks` and `prefix_xor` are the level's kernels.
 #[inline(always)]
 pub(crate) fn walk(
@@ -145,7 +104,7 @@ pub(crate) fn walk(
         if let Some(end) = state.block(base, m, depth, max_depth, &prefix_xor)? {
             return Ok(end);
         }
-        crate::simd::prefetch_ahead(buf, base);
+        super::prefetch::prefetch_ahead(buf, base);
         base += 64;
     }
     Err(JsonError::eof(buf.len()))
@@ -218,6 +177,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::skip_container_at;
     use crate::simd::tests::levels;
     use proptest::prelude::*;
 

@@ -1,0 +1,170 @@
+//! AVX-512BW kernels (64 bytes per step): the string window, the skipper's and stage 1's
+//! block masks from one (masked) load, and the skipper and stage-1 block instantiated with
+//! them; stage 1 checks UTF-8 in the block ([`utf8_block_avx512`]).
+//!
+//! Every function here is `#[target_feature]`; callers reach them only after
+//! [`has_avx512`](super::x86::has_avx512) said yes. Every load reads from a slice or array
+//! that is known to hold the bytes read (the `SAFETY` comments say how).
+
+use core::arch::x86_64::*;
+
+use super::avx2::scan_from_avx2;
+use super::avx512_utf8::utf8_block_avx512;
+use super::skipper::{self, Masks};
+use super::stage1::{self, Carry, EscapeMasks, TokenMasks};
+use super::string::{self, plain_string_end};
+use super::x86::{prefix_xor_clmul, table128};
+use crate::error::JsonError;
+
+/// Mask of `"`, `\\` and control bytes among the 64 at `i`.
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn special_window_avx512(buf: &[u8], i: usize) -> Option<u64> {
+    let chunk = buf.get(i..i + 64)?;
+    // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
+    let v = unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+    Some(
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8))
+            | _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8))
+            | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+    )
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn scan_string_avx512(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+    string::scan_from::<64>(
+        buf,
+        from,
+        false,
+        |b, i| special_window_avx512(b, i),
+        // Fewer than 64 bytes left: 32-byte windows (the closure inherits this fn's AVX2).
+        |b, i, escaped| scan_from_avx2(b, i, escaped),
+    )
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn masks_avx512(v: __m512i) -> Masks {
+    let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+    Masks {
+        quote: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'"' as i8)),
+        backslash: _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(b'\\' as i8)),
+        open: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'{' as i8)),
+        close: _mm512_cmpeq_epi8_mask(folded, _mm512_set1_epi8(b'}' as i8)),
+        curly: _mm512_test_epi8_mask(v, _mm512_set1_epi8(0x20)),
+    }
+}
+
+#[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+#[inline]
+pub(crate) fn skip_container_avx512(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+) -> Result<usize, JsonError> {
+    skipper::walk(
+        buf,
+        open,
+        depth,
+        max_depth,
+        |bytes| masks_avx512(load512(bytes)),
+        |x| prefix_xor_clmul(x),
+    )
+}
+
+/// Envelope mode's inline look at a string the walk reads (keys, `id`, `method`): one
+/// masked 64-byte load at the string. When its first quote, backslash or control byte is a
+/// quote and no byte before it is above 0x7F, that is the whole answer (no escapes, ASCII
+/// contents): the offset after the closing quote; `None` sends the string to the portable
+/// scan. No loop whose exit depends on the length.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+pub(crate) fn plain_string_avx512(buf: &[u8], open: usize) -> Option<usize> {
+    let start = open + 1;
+    let rest = buf.get(start..).unwrap_or_default();
+    let v = load512(rest.get(..64).unwrap_or(rest));
+    let special =
+        eq512(v, b'"') | eq512(v, b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
+    plain_string_end(rest, special, _mm512_movepi8_mask(v)).map(|end| start + end)
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+fn eq512(v: __m512i, c: u8) -> u64 {
+    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8))
+}
+
+/// The bytes of one block (64, or the last 1 to 63 followed by spaces) in a register.
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn load512(bytes: &[u8]) -> __m512i {
+    if let Some(chunk) = bytes.get(..64) {
+        // SAFETY: `chunk` holds exactly the 64 bytes the unaligned load reads.
+        return unsafe { _mm512_loadu_si512(chunk.as_ptr().cast()) };
+    }
+    // Only the first `len` lanes are loaded; the rest are spaces. Masked-off lanes are not
+    // accessed (and cannot fault), so this never reads past the slice, and no copy is made.
+    let keep = (1u64 << bytes.len()) - 1;
+    // SAFETY: `bytes` holds the `bytes.len()` (< 64) bytes the mask selects.
+    unsafe { _mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), keep, bytes.as_ptr().cast()) }
+}
+
+/// The class bytes of a block for one table pair (see [`classes`](super::classes)).
+#[target_feature(enable = "avx512bw,avx2")]
+fn classes512(v: __m512i, (lo, hi): ([u8; 16], [u8; 16])) -> __m512i {
+    let nibble = _mm512_set1_epi8(0x0F);
+    let low = _mm512_and_si512(v, nibble);
+    let high = _mm512_and_si512(_mm512_srli_epi16(v, 4), nibble);
+    _mm512_and_si512(
+        _mm512_shuffle_epi8(table512(lo), low),
+        _mm512_shuffle_epi8(table512(hi), high),
+    )
+}
+
+/// A 16-byte table in every lane of a 512-bit register (for `vpshufb` lookups).
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn table512(t: [u8; 16]) -> __m512i {
+    _mm512_broadcast_i32x4(table128(t))
+}
+
+/// Lanes whose class byte has any of `bits`.
+#[target_feature(enable = "avx512bw,avx2")]
+fn any512(classes: __m512i, bits: u8) -> u64 {
+    _mm512_test_epi8_mask(classes, _mm512_set1_epi8(bits as i8))
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn token_masks_avx512(v: __m512i) -> TokenMasks {
+    use super::classes::*;
+    let c = classes512(v, FIRST);
+    TokenMasks {
+        quote: any512(c, QUOTE),
+        backslash: any512(c, BACKSLASH),
+        control: _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F)),
+        space: any512(c, SPACE | TAB_LF_CR),
+        op: any512(c, BRACKET | COMMA | COLON),
+        high: _mm512_movepi8_mask(v),
+    }
+}
+
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn escape_masks_avx512(v: __m512i) -> EscapeMasks {
+    use super::classes::*;
+    let (c, d) = (classes512(v, FIRST), classes512(v, SECOND));
+    EscapeMasks {
+        allowed: any512(c, QUOTE | BACKSLASH | U) | any512(d, SLASH | B_F_N | R_T),
+        unicode: any512(c, U),
+        hex: any512(d, DIGIT | HEX_LETTER),
+    }
+}
+
+/// One block of the fast path's token stream with AVX-512BW kernels.
+#[target_feature(enable = "avx512bw,avx2,pclmulqdq")]
+pub(crate) fn block_avx512(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
+    let v = load512(bytes);
+    stage1::block(
+        carry,
+        &v,
+        |v| token_masks_avx512(*v),
+        |v| escape_masks_avx512(*v),
+        |x| prefix_xor_clmul(x),
+        |v, high, utf8| utf8_block_avx512(*v, high, utf8),
+    )
+}

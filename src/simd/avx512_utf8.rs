@@ -1,0 +1,240 @@
+//! UTF-8 validation inside stage 1's AVX-512 block, on the register stage 1 already holds.
+
+use core::arch::x86_64::*;
+
+use super::avx512::table512;
+use super::stage1::Utf8Carry;
+
+/// UTF-8 validation of one block already in a register (the lookup method of Keiser and
+/// Lemire, "Validating UTF-8 In Less Than One Instruction Per Byte", as simdjson and
+/// simdutf8 use it): three 16-entry nibble tables classify each byte with the one before
+/// it, and the bytes two and three before it say where a third or fourth byte of a
+/// character must stand. An invalid block (with the bytes carried from the one before)
+/// sets `utf8.invalid`; `utf8.incomplete` says whether it ends inside a character.
+/// The last partial block is padded with spaces, so a character cut by the end of the
+/// message is an error here; one cut by a full last block is left in `incomplete` for the
+/// cursor's end check. An all-ASCII block after a complete character costs one branch.
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut Utf8Carry) {
+    use utf8_tables::*;
+    if high == 0 && !utf8.incomplete {
+        utf8.tail = Utf8Carry::ASCII_TAIL;
+        return;
+    }
+    // Each 16-byte lane preceded by the 16 bytes before it: lane 0 by the previous block's
+    // last lane (only its last three bytes are read, and `tail` holds its last four).
+    let before = _mm512_alignr_epi32::<12>(v, _mm512_set1_epi32(utf8.tail as i32));
+    let prev1 = _mm512_alignr_epi8::<15>(v, before);
+    let prev2 = _mm512_alignr_epi8::<14>(v, before);
+    let prev3 = _mm512_alignr_epi8::<13>(v, before);
+    let nibble = _mm512_set1_epi8(0x0F);
+    let high_nibble = |x: __m512i| _mm512_and_si512(_mm512_srli_epi16(x, 4), nibble);
+    let special = _mm512_and_si512(
+        _mm512_and_si512(
+            _mm512_shuffle_epi8(table512(BYTE_1_HIGH), high_nibble(prev1)),
+            _mm512_shuffle_epi8(table512(BYTE_1_LOW), _mm512_and_si512(prev1, nibble)),
+        ),
+        _mm512_shuffle_epi8(table512(BYTE_2_HIGH), high_nibble(v)),
+    );
+    // Third and fourth bytes of a character: 0x80 where one must stand.
+    let must_continue = _mm512_and_si512(
+        _mm512_or_si512(
+            _mm512_subs_epu8(prev2, _mm512_set1_epi8((0xE0u8 - 0x80) as i8)),
+            _mm512_subs_epu8(prev3, _mm512_set1_epi8((0xF0u8 - 0x80) as i8)),
+        ),
+        _mm512_set1_epi8(0x80u8 as i8),
+    );
+    let error = _mm512_xor_si512(must_continue, special);
+    let tail = _mm_extract_epi32::<3>(_mm512_extracti32x4_epi32::<3>(v)) as u32;
+    let [_, b61, b62, b63] = tail.to_le_bytes();
+    utf8.tail = tail;
+    utf8.incomplete = b63 >= 0xC0 || b62 >= 0xE0 || b61 >= 0xF0;
+    utf8.invalid |= _mm512_test_epi8_mask(error, error) != 0;
+}
+
+/// The lookup tables of [`utf8_block_avx512`]: what a byte's nibbles (and the high nibble
+/// of the byte after it) say is wrong, one bit per kind of error; a byte pair is invalid
+/// when the three entries share a bit.
+mod utf8_tables {
+    const TOO_SHORT: u8 = 1 << 0; // a lead byte (or ASCII) where a continuation must be
+    const TOO_LONG: u8 = 1 << 1; // ASCII followed by a continuation byte
+    const OVERLONG_3: u8 = 1 << 2; // 11100000 100_____
+    const TOO_LARGE: u8 = 1 << 3; // above U+10FFFF
+    const SURROGATE: u8 = 1 << 4; // 11101101 101_____
+    const OVERLONG_2: u8 = 1 << 5; // 1100000_ 10______
+    const TOO_LARGE_1000: u8 = 1 << 6; // 11110101.. 1000____ and above
+    const OVERLONG_4: u8 = 1 << 6; // 11110000 1000____
+    const TWO_CONTS: u8 = 1 << 7; // two continuation bytes (fine in the middle of a character)
+    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+
+    /// By the high nibble of the first byte of a pair.
+    pub(super) const BYTE_1_HIGH: [u8; 16] = [
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TOO_SHORT | OVERLONG_2,
+        TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ];
+    /// By the low nibble of the first byte of a pair.
+    pub(super) const BYTE_1_LOW: [u8; 16] = [
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        CARRY | OVERLONG_2,
+        CARRY,
+        CARRY,
+        CARRY | TOO_LARGE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ];
+    /// By the high nibble of the second byte of a pair.
+    pub(super) const BYTE_2_HIGH: [u8; 16] = [
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+    ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::avx512::load512;
+    use super::super::x86::has_avx512;
+    use super::*;
+
+    /// The in-block UTF-8 check over a whole buffer, the way the cursor runs it.
+    fn utf8_blocks_avx512(buf: &[u8]) -> bool {
+        let mut carry = Utf8Carry::default();
+        for chunk in buf.chunks(64) {
+            // SAFETY: only called after has_avx512() said yes.
+            unsafe {
+                let v = load512(chunk);
+                utf8_block_avx512(v, _mm512_movepi8_mask(v), &mut carry)
+            };
+        }
+        !carry.invalid && !carry.incomplete
+    }
+
+    /// The in-block UTF-8 check gives `core::str::from_utf8`'s verdict (its scalar twin):
+    /// every two-byte sequence at the offsets around a block boundary, three- and
+    /// four-byte sequences over every lead byte with edge continuations, and random
+    /// mixtures of valid characters and broken ones at every length 0..=200 and 8
+    /// alignments.
+    #[test]
+    fn utf8_in_blocks_equals_core() {
+        if !has_avx512() {
+            return;
+        }
+        let check = |buf: &[u8]| {
+            assert_eq!(
+                utf8_blocks_avx512(buf),
+                core::str::from_utf8(buf).is_ok(),
+                "{buf:x?}"
+            );
+        };
+        let mut buf = vec![b'a'; 130];
+        for at in [0usize, 1, 61, 62, 63, 64, 65, 126, 127, 128] {
+            for b0 in 0..=255u8 {
+                for b1 in 0..=255u8 {
+                    buf.fill(b'a');
+                    buf[at] = b0;
+                    if at + 1 < buf.len() {
+                        buf[at + 1] = b1;
+                    }
+                    check(&buf);
+                    check(&buf[..(at + 2).min(buf.len())]);
+                }
+            }
+        }
+        let edges = [0x00u8, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF];
+        for at in [0usize, 61, 62, 63, 64] {
+            for lead in 0xC0..=0xFFu8 {
+                for &c1 in &edges {
+                    for &c2 in &edges {
+                        for &c3 in &edges {
+                            let mut buf = vec![b' '; 70];
+                            buf[at..at + 4].copy_from_slice(&[lead, c1, c2, c3]);
+                            check(&buf);
+                            check(&buf[..at + 3]);
+                        }
+                    }
+                }
+            }
+        }
+        let pieces: [&[u8]; 18] = [
+            b"a",
+            b"{\"k\": ",
+            "é".as_bytes(),
+            "日本".as_bytes(),
+            "😀".as_bytes(),
+            "\u{10FFFF}".as_bytes(),
+            b"\x80",
+            b"\xC3",
+            b"\xE2\x82",
+            b"\xF0\x9F\x98",
+            b"\xC0\xAF",
+            b"\xE0\x80\xAF",
+            b"\xF0\x80\x80\xAF",
+            b"\xED\xA0\x80",
+            b"\xF4\x90\x80\x80",
+            b"\xF5\x80\x80\x80",
+            b"\xFF",
+            b"                ",
+        ];
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut storage = vec![0u8; 400];
+        for len in 0..=200usize {
+            for _ in 0..30 {
+                let mut msg = Vec::new();
+                while msg.len() < len {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    // Mostly valid characters, so that errors are rare and land anywhere.
+                    let piece = if seed.is_multiple_of(32) {
+                        pieces[6 + (seed >> 8) as usize % 12]
+                    } else {
+                        pieces[(seed >> 8) as usize % 6]
+                    };
+                    msg.extend_from_slice(piece);
+                }
+                msg.truncate(len);
+                for align in 0..8 {
+                    let b = &mut storage[align..align + msg.len()];
+                    b.copy_from_slice(&msg);
+                    check(b);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The kernel level: detected once and cached in an atomic (no per-call detection).
+//! `RPCSCAN_FORCE=scalar|avx2|avx512` picks a level for tests and benchmarks; a level the
+//! CPU lacks, or any other value, falls back to the best it has. Miri and
+//! `--cfg rpcscan_disable_simd` always use the portable level.
+
+use core::fmt;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+use super::x86;
+
+/// Which byte-scanning kernels the scanner runs ([`kernel_level`]). Verdicts, reasons and
+/// offsets are the same at every level; only the speed differs.
+///
+/// ```
+/// let level = rpcscan::kernel_level();
+/// assert!(["scalar", "avx2", "avx512"].contains(&level.as_str()));
+/// assert_eq!(level.to_string(), level.as_str());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KernelLevel {
+    /// Portable kernels (SWAR, 8 bytes per step): every architecture, miri, and
+    /// `--cfg rpcscan_disable_simd`.
+    Scalar = 1,
+    /// x86_64 AVX2 (with PCLMULQDQ): 32 bytes per step.
+    Avx2 = 2,
+    /// x86_64 AVX-512BW (with AVX2 and PCLMULQDQ): 64 bytes per step.
+    Avx512 = 3,
+}
+
+/// The crate's short name for [`KernelLevel`].
+pub(crate) use KernelLevel as Level;
+
+impl KernelLevel {
+    /// The level's name, as `RPCSCAN_FORCE` spells it: `"scalar"`, `"avx2"` or `"avx512"`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Level::Scalar => "scalar",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+}
+
+impl fmt::Display for KernelLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The cached kernel level.
+#[inline(always)]
+pub(crate) fn level() -> Level {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::Scalar,
+        2 => Level::Avx2,
+        3 => Level::Avx512,
+        _ => detect(),
+    }
+}
+
+/// The best level this CPU supports.
+pub(crate) fn best_supported() -> Level {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        if x86::has_avx512() {
+            return Level::Avx512;
+        }
+        if x86::has_avx2() {
+            return Level::Avx2;
+        }
+    }
+    Level::Scalar
+}
+
+#[cold]
+fn detect() -> Level {
+    let best = best_supported();
+    let level = match std::env::var_os("RPCSCAN_FORCE") {
+        Some(v) if v == "scalar" => Level::Scalar,
+        Some(v) if v == "avx2" && best == Level::Avx512 => Level::Avx2,
+        // "avx512", anything else: the best we have.
+        _ => best,
+    };
+    LEVEL.store(level as u8, Ordering::Relaxed);
+    level
+}
+
+/// The kernel level in use (see [`KernelLevel`]; `RPCSCAN_FORCE` can lower it).
+pub fn kernel_level() -> KernelLevel {
+    level()
+}
