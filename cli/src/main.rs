@@ -12,6 +12,7 @@ mod classify;
 mod filter;
 mod input;
 mod json;
+mod proxy;
 mod respond;
 mod stats;
 
@@ -95,6 +96,9 @@ Examples:
   rpcscan respond --supported tools/list,tools/call traffic.ndjson
   mcp-client | rpcscan respond --supported initialize,ping")]
     Respond(RespondArgs),
+    /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
+    #[command(after_help = proxy::AFTER_HELP)]
+    Proxy(proxy::ProxyArgs),
 }
 
 /// Options every subcommand takes.
@@ -392,5 +396,6 @@ fn main() -> ExitCode {
             );
             exit(run, |_| 0)
         }
+        Cmd::Proxy(args) => proxy::run(args),
     }
 }

@@ -104,6 +104,12 @@ impl NdjsonDecoder {
         self.recovery.as_deref()?.finish()
     }
 
+    /// The recovery run over the last oversized line (with [`recover_ids`](Self::recover_ids)):
+    /// its id, and whether it looked like a request or a response.
+    pub fn recovery(&self) -> Option<&IdRecovery> {
+        self.recovery.as_deref()
+    }
+
     /// Sets the maximum line length (bytes, without the line terminator).
     pub const fn max_message_size(mut self, max: usize) -> Self {
         self.max = max;
