@@ -213,7 +213,7 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
 
 #[test]
 fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
-    let mut proxy = Proxy::start(&["--grace", "200ms"], STUBBORN);
+    let proxy = Proxy::start(&["--grace", "200ms"], STUBBORN);
     let server = server_pid(&proxy);
     let started = Instant::now();
     let (status, rest) = proxy.finish();
