@@ -22,18 +22,20 @@ mod log;
 mod policy;
 mod route;
 
-use std::os::fd::{AsFd, BorrowedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use clap::Args;
 use futures_util::StreamExt;
 use nix::sys::signal::Signal;
 use rpcscan::frame::NdjsonDecoder;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
+use tokio::net::unix::pipe;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, timeout, Instant};
@@ -191,8 +193,8 @@ async fn proxy(args: ProxyArgs) -> i32 {
     let (client_tx, client_rx) = mpsc::channel::<Option<Bytes>>(256);
     let (server_tx, server_rx) = mpsc::channel::<ToServer>(256);
     let (stdin, stdout) = match (
-        own_fd(std::io::stdin().as_fd()),
-        own_fd(std::io::stdout().as_fd()),
+        own_reader(std::io::stdin().as_fd()),
+        own_writer(std::io::stdout().as_fd()),
     ) {
         (Ok(stdin), Ok(stdout)) => (stdin, stdout),
         (Err(e), _) | (_, Err(e)) => {
@@ -309,12 +311,41 @@ async fn proxy(args: ProxyArgs) -> i32 {
     code
 }
 
-/// A file of our own on fd 0 or 1: `tokio::io::stdout()` goes through std's `Stdout`,
-/// whose lock the rest of the CLI may hold for the whole run.
-fn own_fd(fd: BorrowedFd<'_>) -> std::io::Result<tokio::fs::File> {
-    Ok(tokio::fs::File::from_std(std::fs::File::from(
-        fd.try_clone_to_owned()?,
-    )))
+/// Our own handle on fd 0: `tokio::io::stdin()` goes through std's `Stdin` and a blocking
+/// thread per read. A pipe (the MCP case) is read through epoll; anything else (a file, a
+/// terminal) through tokio's blocking file reads.
+fn own_reader(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncRead + Send>>> {
+    let owned = fd.try_clone_to_owned()?;
+    if is_fifo(&owned) {
+        if let Ok(pipe) = pipe::Receiver::from_owned_fd(owned.try_clone()?) {
+            return Ok(Box::pin(pipe));
+        }
+    }
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(
+        owned,
+    ))))
+}
+
+/// Our own handle on fd 1, as [`own_reader`]; besides, `tokio::io::stdout()` would wait on
+/// std's `Stdout` lock, which the rest of the CLI may hold for the whole run.
+fn own_writer(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
+    let owned = fd.try_clone_to_owned()?;
+    if is_fifo(&owned) {
+        if let Ok(pipe) = pipe::Sender::from_owned_fd(owned.try_clone()?) {
+            return Ok(Box::pin(pipe));
+        }
+    }
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(
+        owned,
+    ))))
+}
+
+fn is_fifo(fd: &OwnedFd) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    fd.try_clone()
+        .map(std::fs::File::from)
+        .and_then(|file| file.metadata())
+        .is_ok_and(|m| m.file_type().is_fifo())
 }
 
 /// The next delivery of a signal (never, when it could not be caught).
@@ -401,48 +432,70 @@ async fn flush(
     }
 }
 
-/// Writes to the client, flushing whenever the queue runs empty, until `None`.
+/// Most bytes gathered into one write.
+const BATCH: usize = 1 << 20;
+
+/// Writes to the client, until `None`: what is queued at once goes out in one write.
 async fn write_client(
     mut queue: mpsc::Receiver<Option<Bytes>>,
     mut out: impl AsyncWrite + Unpin,
 ) -> std::io::Result<()> {
-    while let Some(Some(line)) = queue.recv().await {
-        out.write_all(&line).await?;
-        loop {
+    let mut batch = BytesMut::new();
+    while let Some(Some(first)) = queue.recv().await {
+        let mut last = false;
+        batch.extend_from_slice(&first);
+        while batch.len() < BATCH {
             match queue.try_recv() {
-                Ok(Some(line)) => out.write_all(&line).await?,
-                Ok(None) => return out.flush().await,
+                Ok(Some(line)) => batch.extend_from_slice(&line),
+                Ok(None) => {
+                    last = true;
+                    break;
+                }
                 Err(_) => break,
             }
         }
+        out.write_all(&batch).await?;
+        batch.clear();
         out.flush().await?;
+        if last {
+            return Ok(());
+        }
     }
     out.flush().await
 }
 
 /// Writes to the server until `Close` (or every sender is gone), then closes its stdin.
 async fn write_server(mut queue: mpsc::Receiver<ToServer>, mut out: impl AsyncWrite + Unpin) {
+    let mut batch = BytesMut::new();
     let mut broken = false;
-    while let Some(ToServer::Line(line)) = queue.recv().await {
-        if broken {
-            continue;
-        }
-        let mut result = out.write_all(&line).await;
-        while result.is_ok() {
+    while let Some(ToServer::Line(first)) = queue.recv().await {
+        let mut last = false;
+        batch.extend_from_slice(&first);
+        while batch.len() < BATCH {
             match queue.try_recv() {
-                Ok(ToServer::Line(line)) => result = out.write_all(&line).await,
+                Ok(ToServer::Line(line)) => batch.extend_from_slice(&line),
                 Ok(ToServer::Close) => {
-                    let _ = out.flush().await;
-                    let _ = out.shutdown().await;
-                    return;
+                    last = true;
+                    break;
                 }
                 Err(_) => break,
             }
         }
-        if let Err(e) = result.and(out.flush().await) {
-            // The server is going away; what it was sent is answered when it is gone.
-            eprintln!("rpcscan proxy: writing to the server: {e}");
-            broken = true;
+        if !broken {
+            if let Err(e) = async {
+                out.write_all(&batch).await?;
+                out.flush().await
+            }
+            .await
+            {
+                // The server is going away; what it was sent is answered when it is gone.
+                eprintln!("rpcscan proxy: writing to the server: {e}");
+                broken = true;
+            }
+        }
+        batch.clear();
+        if last {
+            break;
         }
     }
     let _ = out.shutdown().await;
