@@ -499,3 +499,16 @@ fn help_and_usage() {
         .expect("run");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn answers_are_not_held_back_by_blank_lines_or_batching() {
+    let mut proxy = Proxy::start(&[], ECHO);
+    // One write: two requests and a blank line, then nothing until the answers are in.
+    proxy.send("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\n  \r");
+    let ids: Vec<String> = (0..2).map(|_| raw_id(&proxy.recv())).collect();
+    assert_eq!(ids, ["1", "2"]);
+    proxy.send("nope\n");
+    assert_eq!(raw_id(&proxy.recv()), "null");
+    let (_, rest) = proxy.finish();
+    assert!(rest.is_empty());
+}

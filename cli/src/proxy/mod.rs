@@ -382,8 +382,11 @@ async fn read_client(
                 break;
             }
         }
-        flush(&mut out, &to_client, &to_server).await;
+        if !more_ready(frames.read_buffer(), &out) {
+            flush(&mut out, &to_client, &to_server).await;
+        }
     }
+    flush(&mut out, &to_client, &to_server).await;
     let _ = to_server.send(ToServer::Close).await;
     let _ = eof.send(());
 }
@@ -411,8 +414,24 @@ async fn read_server(
                 break;
             }
         }
-        flush(&mut out, &to_client, &to_server).await;
+        if !more_ready(frames.read_buffer(), &out) {
+            flush(&mut out, &to_client, &to_server).await;
+        }
     }
+    flush(&mut out, &to_client, &to_server).await;
+}
+
+/// Whether to route the next frame before handing `out` over: only while a whole line is
+/// already buffered (the next frame needs no read, so nothing waits) and `out` is small.
+/// Under load this sends one batch per read instead of one message at a time.
+fn more_ready(buffered: &[u8], out: &Out) -> bool {
+    if out.to_client.len() + out.to_server.len() >= 64 * 1024 {
+        return false;
+    }
+    // A blank line is skipped, not a frame: after it the decoder may need to read.
+    memchr::memchr(b'\n', buffered)
+        .and_then(|end| buffered.get(..end))
+        .is_some_and(|line| !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
 }
 
 /// Hands what a routing call wrote to the writers (waiting while they are full: the
