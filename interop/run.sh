@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Interop: the official MCP SDK clients (TypeScript, Python) against real servers
-# (@modelcontextprotocol/server-everything, a server on the Python SDK), each run directly
-# and through `rpcscan proxy`. Checks that every step ends the same way both ways, that
+# Interop: the official MCP SDK clients (TypeScript, Python), each against two real servers
+# (@modelcontextprotocol/server-everything, a server on the Python SDK), each pair run
+# directly and through `rpcscan proxy`. Checks that every step ends the same way both ways, that
 # cancelled requests get no answer (from the proxy's --log), that an oversized response is
 # answered at once, and that no server process is left running, including one that ignores
 # the end of its stdin and SIGTERM. Installs what it needs (npm ci, a venv); called by .ci/run.
@@ -50,8 +50,10 @@ compare() {
   [ -z "$(leftovers)" ] || fail "$name: processes left running: $(leftovers)"
 }
 
-compare typescript node client.mjs -- "${everything[@]}"
-compare python "$py" client.py -- "$py" "$here/server.py"
+compare ts-everything node client.mjs -- "${everything[@]}"
+compare ts-python node client.mjs -- "$py" "$here/server.py"
+compare py-everything "$py" client.py -- "${everything[@]}"
+compare py-python "$py" client.py -- "$py" "$here/server.py"
 
 echo "--- oversized response (--max-message-size 3K: the initialize result fits, the image does not)"
 out=$(INTEROP_ONLY=oversized timeout 60 node client.mjs "$RPCSCAN" proxy --max-message-size 3K -- "${everything[@]}")
