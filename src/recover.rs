@@ -636,6 +636,12 @@ mod tests {
         }
 
         proptest! {
+            // Under miri (.ci/miri.sh) a couple of cases: each is interpreted.
+            #![proptest_config(ProptestConfig {
+                cases: if cfg!(miri) { 2 } else { 256 },
+                failure_persistence: None,
+                ..ProptestConfig::default()
+            })]
             #[test]
             fn agrees_with_the_scanner_at_every_split(msg in message()) {
                 let Some(want) = expected(&msg) else { return Ok(()) };
