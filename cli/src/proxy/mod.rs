@@ -156,10 +156,22 @@ async fn proxy(args: ProxyArgs) -> i32 {
             return 2;
         }
     };
+    let (stdin, stdout) = match (
+        own_reader(std::io::stdin().as_fd()),
+        own_writer(std::io::stdout().as_fd()),
+    ) {
+        (Ok(stdin), Ok(stdout)) => (stdin, stdout),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("rpcscan proxy: standard input/output: {e}");
+            log_writer.finish();
+            return 2;
+        }
+    };
     let (mut server, server_in, server_out) = match child::spawn(&args.command) {
         Ok(spawned) => spawned,
         Err(e) => {
-            eprintln!("rpcscan proxy: cannot start {:?}: {e}", args.command[0]);
+            let program = args.command.first().map_or("", String::as_str);
+            eprintln!("rpcscan proxy: cannot start {program:?}: {e}");
             log_writer.finish();
             return 2;
         }
@@ -192,16 +204,6 @@ async fn proxy(args: ProxyArgs) -> i32 {
 
     let (client_tx, client_rx) = mpsc::channel::<Option<Bytes>>(256);
     let (server_tx, server_rx) = mpsc::channel::<ToServer>(256);
-    let (stdin, stdout) = match (
-        own_reader(std::io::stdin().as_fd()),
-        own_writer(std::io::stdout().as_fd()),
-    ) {
-        (Ok(stdin), Ok(stdout)) => (stdin, stdout),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("rpcscan proxy: standard input/output: {e}");
-            return 2;
-        }
-    };
     let client_writer = tokio::spawn(write_client(client_rx, stdout));
     tokio::spawn(write_server(server_rx, server_in));
     let (eof_tx, mut client_eof) = oneshot::channel::<()>();
@@ -263,7 +265,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
                     stage = Stage::Terminating;
                     deadline = Some(Instant::now() + grace);
                 } else {
-                    eprintln!("rpcscan proxy: the server is still running {grace:?} after SIGTERM: SIGKILL");
+                    eprintln!("rpcscan proxy: the server is still running {grace:?} after SIGTERM (or the proxy's signal): SIGKILL");
                     signal_group(Signal::SIGKILL);
                     stage = Stage::Killing;
                     deadline = None;
