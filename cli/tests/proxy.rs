@@ -213,7 +213,11 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
 
 #[test]
 fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
-    let proxy = Proxy::start(&["--grace", "200ms"], STUBBORN);
+    let log = temp_path("kill.ndjson");
+    let proxy = Proxy::start(
+        &["--grace", "200ms", "--log", log.to_str().unwrap()],
+        STUBBORN,
+    );
     let server = server_pid(&proxy);
     let started = Instant::now();
     let (status, rest) = proxy.finish();
@@ -221,6 +225,13 @@ fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
     assert_eq!(status.code(), Some(137));
     assert!(rest.is_empty(), "{rest:?}");
     assert_group_gone(server);
+    let log = std::fs::read_to_string(&log).expect("log");
+    let kills: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains(r#""event":"kill""#))
+        .collect();
+    assert_eq!(kills.len(), 2, "SIGTERM, then SIGKILL: {log}");
+    assert!(log.contains(r#""event":"server_exit","code":137"#), "{log}");
 }
 
 #[test]

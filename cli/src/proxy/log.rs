@@ -15,7 +15,7 @@
 //!   and escapes are as on the wire). For a `proxy` record, the answer the proxy sent (or
 //!   the message it dropped), when there is one.
 //! * `proxy` records also have `event` (`denied`, `invalid`, `oversized`, `cancelled`,
-//!   `dropped`, `overloaded`, `server_gone`, `signal`, `server_exit`), `from` (`client` or
+//!   `dropped`, `overloaded`, `server_gone`, `signal`, `kill`, `server_exit`), `from` (`client` or
 //!   `server`, when the event is about a message), and may have `id` (raw, verbatim),
 //!   `reason` (a string), `raw` (an invalid message as a JSON string, at most 1 KiB of it,
 //!   invalid UTF-8 replaced), `size` and `code`.

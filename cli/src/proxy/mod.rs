@@ -261,11 +261,13 @@ async fn proxy(args: ProxyArgs) -> i32 {
             _ = sleep_until(deadline.unwrap_or_else(Instant::now)), if deadline.is_some() => {
                 if stage == Stage::Closing {
                     eprintln!("rpcscan proxy: the server is still running {grace:?} after its stdin closed: SIGTERM");
+                    log.event(Event { reason: Some("SIGTERM: still running --grace after its stdin closed"), ..Event::new("kill") });
                     signal_group(Signal::SIGTERM);
                     stage = Stage::Terminating;
                     deadline = Some(Instant::now() + grace);
                 } else {
                     eprintln!("rpcscan proxy: the server is still running {grace:?} after SIGTERM (or the proxy's signal): SIGKILL");
+                    log.event(Event { reason: Some("SIGKILL: still running --grace after SIGTERM"), ..Event::new("kill") });
                     signal_group(Signal::SIGKILL);
                     stage = Stage::Killing;
                     deadline = None;
