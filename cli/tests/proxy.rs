@@ -18,8 +18,9 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 /// Answers every request with `{"method": METHOD}` (ids are the proxy's integers).
 const ECHO: &str = r#"exec sed -u -n 's/^{"jsonrpc":"2.0","id":\([0-9][0-9]*\),"method":"\([^"]*\)".*/{"jsonrpc":"2.0","id":\1,"result":{"method":"\2"}}/p'"#;
 
-/// Tells its pid, then ignores SIGTERM (SIGINT, SIGHUP) and the end of its stdin.
-const STUBBORN: &str = r#"trap "" TERM INT HUP; echo "{\"jsonrpc\":\"2.0\",\"method\":\"pid\",\"params\":{\"pid\":$$}}"; while :; do sleep 1; done"#;
+/// Tells its pid, then ignores SIGTERM (SIGINT, SIGHUP) and the end of its stdin; says
+/// `got` for each line it reads, and never answers.
+const STUBBORN: &str = r#"trap "" TERM INT HUP; echo "{\"jsonrpc\":\"2.0\",\"method\":\"pid\",\"params\":{\"pid\":$$}}"; while :; do if read -r line; then echo '{"jsonrpc":"2.0","method":"got"}'; else sleep 1; fi; done"#;
 
 struct Proxy {
     child: Child,
@@ -184,7 +185,11 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
         let mut proxy = Proxy::start(&["--grace", "300ms"], STUBBORN);
         let server = server_pid(&proxy);
         proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(
+            json(&proxy.recv())["method"],
+            "got",
+            "the request is in flight"
+        );
         let started = Instant::now();
         kill(Pid::from_raw(proxy.child.id() as i32), sig).expect("signal the proxy");
         let status = wait_timeout(&mut proxy.child, TIMEOUT).expect("the proxy exits");
