@@ -11,7 +11,9 @@ here=$PWD
 
 if [ -z "${RPCSCAN:-}" ]; then
   cargo build --quiet -p rpcscan-cli
-  RPCSCAN="${CARGO_TARGET_DIR:-$here/../target}/debug/rpcscan"
+  target_dir=$(cargo metadata --format-version 1 --no-deps |
+    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+  RPCSCAN="$target_dir/debug/rpcscan"
 fi
 echo "rpcscan: $RPCSCAN"
 
