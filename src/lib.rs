@@ -83,6 +83,7 @@ pub mod mcp;
 mod message;
 mod owned;
 mod parser;
+pub mod recover;
 pub mod response;
 pub mod rewrite;
 mod scan;

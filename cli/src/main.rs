@@ -12,6 +12,7 @@ mod classify;
 mod filter;
 mod input;
 mod json;
+mod proxy;
 mod respond;
 mod stats;
 
@@ -99,6 +100,9 @@ Examples:
   rpcscan respond --supported tools/list,tools/call traffic.ndjson
   mcp-client | rpcscan respond --supported initialize,ping")]
     Respond(RespondArgs),
+    /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
+    #[command(after_help = proxy::AFTER_HELP)]
+    Proxy(proxy::ProxyArgs),
 }
 
 /// Options every subcommand takes, listed under their own heading in `--help`.
@@ -384,5 +388,6 @@ fn main() -> ExitCode {
             );
             exit(run, |_| 0)
         }
+        Cmd::Proxy(args) => proxy::run(args),
     }
 }

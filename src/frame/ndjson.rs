@@ -11,11 +11,18 @@
 //! buffer as it arrives, so the buffer never holds more than the maximum plus one chunk.
 //! It is reported even when it is blank.
 //!
+//! With [`NdjsonDecoder::recover_ids`], the skipped bytes of an oversized line also go
+//! through an [`IdRecovery`], so the caller can still answer it with its id
+//! ([`NdjsonDecoder::recovered_id`]).
+//!
 //! [`ndjson_messages`] is the same framing over a complete buffer (a memory-mapped log),
 //! borrowing and allocation-free.
 
 use bytes::BytesMut;
 use memchr::memchr;
+
+use crate::id::Id;
+use crate::recover::IdRecovery;
 
 use super::{
     is_blank, over_limit, Cursor, Decode, Frame, FrameError, Framing, DEFAULT_MAX_MESSAGE_SIZE,
@@ -40,6 +47,8 @@ pub struct NdjsonDecoder {
     max: usize,
     cur: Cursor,
     discarding: Option<Discard>,
+    /// Fed the bytes of each oversized line (`recover_ids`).
+    recovery: Option<Box<IdRecovery>>,
 }
 
 /// An oversized line being dropped as it streams past.
@@ -66,7 +75,39 @@ impl NdjsonDecoder {
                 searched: 0,
             },
             discarding: None,
+            recovery: None,
         }
+    }
+
+    /// Also runs an [`IdRecovery`] over every oversized line as it is discarded, so that
+    /// after a `TooLarge` error [`recovered_id`](Self::recovered_id) gives that line's
+    /// top-level id (constant memory: nothing of the line is kept but its id).
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcscan::frame::{Decode, NdjsonDecoder};
+    ///
+    /// let mut decoder = NdjsonDecoder::new().max_message_size(16).recover_ids();
+    /// let mut buf = BytesMut::from(&b"{\"id\":\"r-1\",\"result\":\"0123456789\"}\n"[..]);
+    /// assert!(decoder.decode(&mut buf).unwrap().is_err());
+    /// assert_eq!(decoder.recovered_id().unwrap().raw(), b"\"r-1\"");
+    /// ```
+    pub fn recover_ids(mut self) -> Self {
+        self.recovery = Some(Box::default());
+        self
+    }
+
+    /// The id [`recover_ids`](Self::recover_ids) found in the last oversized line, once
+    /// its `TooLarge` error was returned (`None` without `recover_ids`, or when the line
+    /// has no recoverable id: see [`IdRecovery::finish`]).
+    pub fn recovered_id(&self) -> Option<Id<'_>> {
+        self.recovery.as_deref()?.finish()
+    }
+
+    /// The recovery run over the last oversized line (with [`recover_ids`](Self::recover_ids)):
+    /// its id, and whether it looked like a request or a response.
+    pub fn recovery(&self) -> Option<&IdRecovery> {
+        self.recovery.as_deref()
     }
 
     /// Sets the maximum line length (bytes, without the line terminator).
@@ -86,6 +127,9 @@ impl Decode for NdjsonDecoder {
             if let Some(mut d) = self.discarding {
                 // Nothing of an oversized line is kept: search each byte once and drop it.
                 let Some(i) = memchr(b'\n', buf) else {
+                    if let Some(r) = self.recovery.as_deref_mut() {
+                        r.feed(buf);
+                    }
                     d.seen += buf.len() as u64;
                     d.last = buf.last().copied().or(d.last);
                     self.discarding = Some(d);
@@ -97,6 +141,9 @@ impl Decode for NdjsonDecoder {
                     None => d.last,
                 };
                 let len = d.seen + i as u64 - u64::from(last == Some(b'\r'));
+                if let Some(r) = self.recovery.as_deref_mut() {
+                    r.feed(buf.get(..i).unwrap_or_default());
+                }
                 self.cur.skip(buf, i + 1);
                 self.discarding = None;
                 return Some(Err(self.too_large(d.start, len)));
@@ -107,6 +154,10 @@ impl Decode for NdjsonDecoder {
             let Some(i) = found.map(|j| from + j) else {
                 self.cur.searched = buf.len();
                 if over_limit(buf.len(), self.max, buf.last().copied(), b'\r') {
+                    if let Some(r) = self.recovery.as_deref_mut() {
+                        r.reset();
+                        r.feed(buf);
+                    }
                     self.discarding = Some(Discard {
                         start: self.cur.pos,
                         seen: buf.len() as u64,
@@ -119,6 +170,10 @@ impl Decode for NdjsonDecoder {
             let start = self.cur.pos;
             let content = strip_cr(buf.get(..i).unwrap_or_default()).len();
             if content > self.max {
+                if let Some(r) = self.recovery.as_deref_mut() {
+                    r.reset();
+                    r.feed(buf.get(..content).unwrap_or_default());
+                }
                 self.cur.skip(buf, i + 1);
                 self.cur.searched = 0;
                 return Some(Err(self.too_large(start, content as u64)));

@@ -1,0 +1,265 @@
+//! `rpcscan proxy --log FILE`: every message of both directions, and every decision the
+//! proxy takes itself, as one JSON object per line.
+//!
+//! ```text
+//! {"ts":"2026-12-01T15:24:31.123456Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":"a","method":"tools/list"}}
+//! {"ts":"2026-12-01T15:24:31.124012Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}}
+//! {"ts":"2026-12-01T15:24:31.130001Z","dir":"proxy","event":"denied","from":"client","id":7,"reason":"tool \"exec\" is not allowed","msg":{"jsonrpc": "2.0", "id": 7, "error": {...}}}
+//! ```
+//!
+//! * `ts`: RFC 3339, UTC, microseconds.
+//! * `dir`: `c2s`, a valid message as the client sent it (before the id is rewritten);
+//!   `s2c`, a message as the client receives it from the server (its id restored), so a
+//!   request and its response carry the same id; `proxy`, a decision of the proxy's own.
+//! * `msg`: the message's bytes, embedded verbatim (never re-encoded: ids above 2^53, `-0`
+//!   and escapes are as on the wire). For a `proxy` record, the answer the proxy sent (or
+//!   the message it dropped), when there is one.
+//! * `proxy` records also have `event` (`denied`, `invalid`, `oversized`, `cancelled`,
+//!   `dropped`, `overloaded`, `server_gone`, `signal`, `kill`, `server_exit`), `from` (`client` or
+//!   `server`, when the event is about a message), and may have `id` (raw, verbatim),
+//!   `reason` (a string), `raw` (an invalid message as a JSON string, at most 1 KiB of it,
+//!   invalid UTF-8 replaced), `size` and `code`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rpcscan::response::write_json_string;
+
+/// How much of an invalid message a record keeps.
+const RAW_KEPT: usize = 1024;
+
+enum Line {
+    Record(Vec<u8>),
+    Stop,
+}
+
+/// Where records go: a writer thread (records are formatted by the caller, written and
+/// flushed whenever the queue runs empty), or nowhere.
+#[derive(Clone)]
+pub struct Log {
+    tx: Option<Sender<Line>>,
+}
+
+/// Joins the writer thread on [`Writer::finish`].
+pub struct Writer {
+    tx: Option<Sender<Line>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Writer {
+    /// Writes what is queued, flushes, and stops the thread.
+    pub fn finish(mut self) {
+        if let Some(tx) = self.tx.take() {
+            let _ = tx.send(Line::Stop);
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Opens (creates or truncates) the log file; `None` logs nothing.
+pub fn open(path: Option<&Path>) -> io::Result<(Log, Writer)> {
+    let Some(path) = path else {
+        return Ok((
+            Log { tx: None },
+            Writer {
+                tx: None,
+                thread: None,
+            },
+        ));
+    };
+    let file = File::create(path)?;
+    let (tx, rx) = channel();
+    let thread = std::thread::spawn(move || write_loop(rx, BufWriter::new(file)));
+    Ok((
+        Log {
+            tx: Some(tx.clone()),
+        },
+        Writer {
+            tx: Some(tx),
+            thread: Some(thread),
+        },
+    ))
+}
+
+fn write_loop(rx: Receiver<Line>, mut out: BufWriter<File>) {
+    let mut failed = false;
+    let mut write = |out: &mut BufWriter<File>, record: &[u8]| {
+        if !failed {
+            if let Err(e) = out.write_all(record) {
+                eprintln!("rpcscan proxy: --log: {e}");
+                failed = true;
+            }
+        }
+    };
+    while let Ok(line) = rx.recv() {
+        match line {
+            Line::Record(record) => write(&mut out, &record),
+            Line::Stop => break,
+        }
+        loop {
+            match rx.try_recv() {
+                Ok(Line::Record(record)) => write(&mut out, &record),
+                Ok(Line::Stop) => {
+                    let _ = out.flush();
+                    return;
+                }
+                Err(_) => break,
+            }
+        }
+        let _ = out.flush();
+    }
+    let _ = out.flush();
+}
+
+/// A `proxy` record under construction.
+pub struct Event<'a> {
+    pub event: &'a str,
+    pub from: Option<&'a str>,
+    pub id: Option<&'a [u8]>,
+    pub reason: Option<&'a str>,
+    pub raw: Option<&'a [u8]>,
+    pub size: Option<u64>,
+    pub code: Option<i64>,
+    /// A message to embed verbatim (must be valid JSON).
+    pub msg: Option<&'a [u8]>,
+}
+
+impl<'a> Event<'a> {
+    /// An event with nothing but its name.
+    pub fn new(event: &'a str) -> Self {
+        Event {
+            event,
+            from: None,
+            id: None,
+            reason: None,
+            raw: None,
+            size: None,
+            code: None,
+            msg: None,
+        }
+    }
+}
+
+impl Log {
+    /// `true` when records are kept (callers skip building them otherwise).
+    pub fn on(&self) -> bool {
+        self.tx.is_some()
+    }
+
+    /// A `c2s` or `s2c` record around a valid message.
+    pub fn message(&self, dir: &str, msg: &[u8]) {
+        if !self.on() {
+            return;
+        }
+        let mut r = start(dir, msg.len());
+        r.extend_from_slice(b",\"msg\":");
+        r.extend_from_slice(msg);
+        self.send(r);
+    }
+
+    /// A `proxy` record.
+    pub fn event(&self, e: Event<'_>) {
+        if !self.on() {
+            return;
+        }
+        let mut r = start("proxy", e.msg.map_or(0, <[u8]>::len));
+        r.extend_from_slice(b",\"event\":");
+        write_json_string(&mut r, e.event);
+        if let Some(from) = e.from {
+            r.extend_from_slice(b",\"from\":");
+            write_json_string(&mut r, from);
+        }
+        if let Some(id) = e.id {
+            r.extend_from_slice(b",\"id\":");
+            r.extend_from_slice(id);
+        }
+        if let Some(reason) = e.reason {
+            r.extend_from_slice(b",\"reason\":");
+            write_json_string(&mut r, reason);
+        }
+        if let Some(raw) = e.raw {
+            let kept = raw.get(..RAW_KEPT).unwrap_or(raw);
+            r.extend_from_slice(b",\"raw\":");
+            write_json_string(&mut r, &String::from_utf8_lossy(kept));
+        }
+        if let Some(size) = e.size {
+            r.extend_from_slice(format!(",\"size\":{size}").as_bytes());
+        }
+        if let Some(code) = e.code {
+            r.extend_from_slice(format!(",\"code\":{code}").as_bytes());
+        }
+        if let Some(msg) = e.msg {
+            r.extend_from_slice(b",\"msg\":");
+            r.extend_from_slice(msg);
+        }
+        self.send(r);
+    }
+
+    fn send(&self, mut record: Vec<u8>) {
+        record.extend_from_slice(b"}\n");
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(Line::Record(record));
+        }
+    }
+}
+
+fn start(dir: &str, extra: usize) -> Vec<u8> {
+    let mut r = Vec::with_capacity(64 + extra);
+    r.extend_from_slice(b"{\"ts\":\"");
+    r.extend_from_slice(timestamp(SystemTime::now()).as_bytes());
+    r.extend_from_slice(b"\",\"dir\":");
+    write_json_string(&mut r, dir);
+    r
+}
+
+/// RFC 3339 in UTC with microseconds: `2026-12-01T15:24:31.123456Z`.
+pub fn timestamp(t: SystemTime) -> String {
+    let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since.as_secs();
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:06}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60,
+        since.subsec_micros()
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        let at = |s: u64, us: u32| {
+            timestamp(UNIX_EPOCH + Duration::from_secs(s) + Duration::from_micros(u64::from(us)))
+        };
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000000Z");
+        assert_eq!(at(951_782_400, 7), "2000-02-29T00:00:00.000007Z");
+        assert_eq!(at(1_796_138_671, 123_456), "2026-12-01T15:24:31.123456Z");
+    }
+}

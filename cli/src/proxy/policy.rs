@@ -1,0 +1,146 @@
+//! The opt-in policy of `rpcscan proxy`: which client methods and tools reach the server.
+//!
+//! Without options everything is forwarded. `--allow-method`/`--deny-method` globs apply to
+//! the decoded method of client requests and notifications; `--allow-tool`/`--deny-tool`
+//! globs to the decoded `params.name` of `tools/call` requests. A deny wins over an allow.
+//! The protocol's own methods ([`is_protocol`]) are never blocked: a client that cannot
+//! `initialize`, `ping`, cancel or follow its tasks is broken, not restricted.
+
+use rpcscan::Message;
+
+use crate::filter::glob;
+
+/// Why a client message is not forwarded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Denial {
+    /// The method is not allowed (answered -32601).
+    Method,
+    /// The tool is not allowed (answered -32602, as MCP answers an unknown tool).
+    Tool(String),
+    /// A tool policy is set and `params.name` is missing, duplicated, not a string, or
+    /// not decodable: the server might read it otherwise than the policy did.
+    NoToolName,
+}
+
+/// The four lists of globs.
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    pub allow_methods: Vec<String>,
+    pub deny_methods: Vec<String>,
+    pub allow_tools: Vec<String>,
+    pub deny_tools: Vec<String>,
+}
+
+/// MCP's own plumbing: lifecycle, liveness, cancellation, progress, tasks, discovery.
+pub fn is_protocol(method: &str) -> bool {
+    matches!(
+        method,
+        "initialize" | "ping" | "server/discover" | "subscriptions/listen"
+    ) || method.starts_with("notifications/")
+        || method.starts_with("tasks/")
+}
+
+fn any(globs: &[String], text: &str) -> bool {
+    globs.iter().any(|g| glob(g.as_bytes(), text.as_bytes()))
+}
+
+impl Policy {
+    /// `true` when no option was given (nothing to check).
+    pub fn is_open(&self) -> bool {
+        self.allow_methods.is_empty()
+            && self.deny_methods.is_empty()
+            && self.allow_tools.is_empty()
+            && self.deny_tools.is_empty()
+    }
+
+    /// Checks a client request or notification; `Ok` forwards it.
+    pub fn check(&self, msg: &Message<'_>) -> Result<(), Denial> {
+        if self.is_open() {
+            return Ok(());
+        }
+        // Decoded, so that `tools\/call` or `"\u0065vil"` cannot slip past a glob.
+        let Some(method) = msg.method().and_then(|m| m.decode().ok()) else {
+            return Err(Denial::Method);
+        };
+        if is_protocol(&method) {
+            return Ok(());
+        }
+        if (!self.allow_methods.is_empty() && !any(&self.allow_methods, &method))
+            || any(&self.deny_methods, &method)
+        {
+            return Err(Denial::Method);
+        }
+        if method != "tools/call" || (self.allow_tools.is_empty() && self.deny_tools.is_empty()) {
+            return Ok(());
+        }
+        let Some(tool) = msg.mcp().tool_name().and_then(|t| t.decode().ok()) else {
+            return Err(Denial::NoToolName);
+        };
+        if (!self.allow_tools.is_empty() && !any(&self.allow_tools, &tool))
+            || any(&self.deny_tools, &tool)
+        {
+            return Err(Denial::Tool(tool.into_owned()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn policy(am: &[&str], dm: &[&str], at: &[&str], dt: &[&str]) -> Policy {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
+        Policy {
+            allow_methods: v(am),
+            deny_methods: v(dm),
+            allow_tools: v(at),
+            deny_tools: v(dt),
+        }
+    }
+
+    fn check(p: &Policy, msg: &str) -> Result<(), Denial> {
+        p.check(&rpcscan::parse(msg.as_bytes()).unwrap())
+    }
+
+    #[test]
+    fn rules() {
+        let call = |name: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}"}}}}"#
+            )
+        };
+        let req = |m: &str| format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{m}"}}"#);
+        let open = Policy::default();
+        let tools_only = policy(&["tools/*"], &[], &[], &[]);
+        let no_exec = policy(&[], &[], &[], &["exec*"]);
+        let only_echo = policy(&[], &[], &["echo"], &[]);
+        let deny_all = policy(&[], &["*"], &[], &["*"]);
+        for (p, msg, want) in [
+            (&open, req("anything"), Ok(())),
+            (&tools_only, req("tools/list"), Ok(())),
+            (&tools_only, req("resources/read"), Err(Denial::Method)),
+            (&tools_only, req("initialize"), Ok(())),
+            (&tools_only, req("tasks/result"), Ok(())),
+            (&deny_all, req("tasks/get"), Ok(())),
+            (&deny_all, req("ping"), Ok(())),
+            (&deny_all, req("tools/list"), Err(Denial::Method)),
+            (&no_exec, call("echo"), Ok(())),
+            (&no_exec, call("exec_shell"), Err(Denial::Tool("exec_shell".into()))),
+            (&no_exec, call(r"\u0065xec"), Err(Denial::Tool("exec".into()))),
+            (&no_exec, req(r"tools\/call"), Err(Denial::NoToolName)),
+            (&only_echo, call("echo"), Ok(())),
+            (&only_echo, call("other"), Err(Denial::Tool("other".into()))),
+            (&only_echo, req("tools/list"), Ok(())),
+            (
+                &only_echo,
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"x"}}"#.into(),
+                Err(Denial::NoToolName),
+            ),
+            (&tools_only, r#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#.into(), Ok(())),
+            (&tools_only, r#"{"jsonrpc":"2.0","method":"custom/note"}"#.into(), Err(Denial::Method)),
+        ] {
+            assert_eq!(check(p, &msg), want, "{msg}");
+        }
+    }
+}

@@ -1,0 +1,478 @@
+//! What the proxy does with each message: the decisions, with no I/O. Each call appends
+//! whole lines (message and `\n`) to the buffers of [`Out`]; the caller sends them.
+//!
+//! Client → server: invalid lines are answered -32700/-32600 with the recovered id
+//! (docs/spec.md §4); requests pass the [`Policy`] and the in-flight bound, then get a fresh
+//! integer id ([`Correlation::forward`]); `notifications/cancelled` has its `requestId`
+//! rewritten to that id and takes the request out of the table; everything else goes
+//! through untouched.
+//!
+//! Server → client: responses get their original id back ([`Correlation::restore`]); a
+//! response to a cancelled request, or with an unknown id, is dropped and logged; invalid
+//! lines are logged and dropped; requests and notifications go through untouched.
+//!
+//! Oversized lines (docs/spec.md §7) are answered at once with the id an [`IdRecovery`]
+//! found while they streamed past.
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bytes::{BufMut, BytesMut};
+use rpcscan::frame::FrameError;
+use rpcscan::recover::IdRecovery;
+use rpcscan::response::{
+    write_json_string, ErrorResponse, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR,
+};
+use rpcscan::rewrite::{self, Correlation};
+use rpcscan::{Id, Kind, Message, Parser};
+
+use super::log::{Event, Log};
+use super::policy::{Denial, Policy};
+
+/// -32000 (a JSON-RPC implementation-defined server error): `--max-in-flight` reached.
+pub const OVERLOADED: i64 = -32000;
+
+const SERVER_GONE: &[u8] = br#"{"reason": "the MCP server exited before responding"}"#;
+
+/// How many cancelled downstream ids are remembered, to drop their late responses quietly.
+const CANCELLED_KEPT: usize = 4096;
+
+/// Lines to send, appended by the routing calls.
+#[derive(Default)]
+pub struct Out {
+    pub to_server: BytesMut,
+    pub to_client: BytesMut,
+}
+
+/// The proxy's settings and its one piece of shared state.
+pub struct Router {
+    pub policy: Policy,
+    pub max_message_size: usize,
+    pub max_in_flight: usize,
+    pub log: Log,
+    parser: Parser,
+    state: Mutex<State>,
+}
+
+struct State {
+    table: Correlation<()>,
+    cancelled: Cancelled,
+    server_gone: bool,
+}
+
+/// Downstream ids of cancelled requests, oldest forgotten first.
+#[derive(Default)]
+struct Cancelled {
+    order: VecDeque<u64>,
+    ids: HashSet<u64>,
+}
+
+impl Cancelled {
+    fn insert(&mut self, id: u64) {
+        if self.order.len() >= CANCELLED_KEPT {
+            if let Some(old) = self.order.pop_front() {
+                self.ids.remove(&old);
+            }
+        }
+        if self.ids.insert(id) {
+            self.order.push_back(id);
+        }
+    }
+
+    fn take(&mut self, id: &Id<'_>) -> bool {
+        id.as_u64().is_some_and(|n| self.ids.remove(&n))
+    }
+}
+
+/// Re-reads an integer id written by the table (for [`Correlation::remove`]).
+fn with_integer_id<T>(raw: &[u8], f: impl FnOnce(&Id<'_>) -> T) -> Option<T> {
+    let mut msg = Vec::with_capacity(48);
+    msg.extend_from_slice(br#"{"jsonrpc":"2.0","result":0,"id":"#);
+    msg.extend_from_slice(raw);
+    msg.push(b'}');
+    let parsed = rpcscan::parse(&msg).ok()?;
+    Some(f(&parsed.id()?))
+}
+
+impl Router {
+    pub fn new(policy: Policy, max_message_size: usize, max_in_flight: usize, log: Log) -> Self {
+        Router {
+            policy,
+            max_message_size,
+            max_in_flight,
+            log,
+            parser: Parser::new(),
+            state: Mutex::new(State {
+                table: Correlation::new(),
+                cancelled: Cancelled::default(),
+                server_gone: false,
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes an answer to `buf` as one line and logs it as a `proxy` record.
+    fn answer(&self, buf: &mut BytesMut, response: ErrorResponse<'_>, event: Event<'_>) {
+        let start = buf.len();
+        response.write(buf);
+        self.log.event(Event {
+            msg: buf.get(start..),
+            ..event
+        });
+        buf.put_u8(b'\n');
+    }
+
+    /// One line from the client.
+    pub fn client_line(&self, line: &[u8], out: &mut Out) {
+        let msg = match self.parser.parse(line) {
+            Ok(msg) => msg,
+            Err(invalid) => {
+                let id = invalid.id();
+                self.answer(
+                    &mut out.to_client,
+                    invalid.response(),
+                    Event {
+                        from: Some("client"),
+                        id: id.map(|id| id.raw()),
+                        reason: Some(invalid.reason().as_str()),
+                        raw: Some(line),
+                        code: Some(invalid.code()),
+                        ..Event::new("invalid")
+                    },
+                );
+                return;
+            }
+        };
+        self.log.message("c2s", line);
+        match msg.kind() {
+            Kind::Request => self.client_request(&msg, out),
+            Kind::Notification => self.client_notification(&msg, out),
+            _ => {
+                // A response to a server-initiated request: its id is the server's own.
+                out.to_server.put_slice(line);
+                out.to_server.put_u8(b'\n');
+            }
+        }
+    }
+
+    fn client_request(&self, msg: &Message<'_>, out: &mut Out) {
+        let id = msg.id().map_or(&b"null"[..], |id| id.raw());
+        if let Err(denial) = self.policy.check(msg) {
+            let mut data = Vec::new();
+            let (response, reason) = match &denial {
+                Denial::Method => (
+                    ErrorResponse::standard(METHOD_NOT_FOUND),
+                    "method not allowed by the proxy's policy".to_owned(),
+                ),
+                Denial::Tool(tool) => {
+                    data.extend_from_slice(b"{\"reason\": \"tool not allowed by the proxy's policy\", \"tool\": ");
+                    write_json_string(&mut data, tool);
+                    data.push(b'}');
+                    (
+                        ErrorResponse::new(INVALID_PARAMS, "Unknown tool").data(&data),
+                        format!("tool {tool:?} not allowed"),
+                    )
+                }
+                Denial::NoToolName => (
+                    ErrorResponse::standard(INVALID_PARAMS).data(
+                        br#"{"reason": "params.name must be one string for the proxy's tool policy"}"#,
+                    ),
+                    "no single tool name".to_owned(),
+                ),
+            };
+            self.answer(
+                &mut out.to_client,
+                response.id(id),
+                Event {
+                    from: Some("client"),
+                    id: Some(id),
+                    reason: Some(&reason),
+                    ..Event::new("denied")
+                },
+            );
+            return;
+        }
+        let mut state = self.lock();
+        if state.server_gone {
+            drop(state);
+            self.answer(
+                &mut out.to_client,
+                ErrorResponse::standard(INTERNAL_ERROR)
+                    .id(id)
+                    .data(SERVER_GONE),
+                Event {
+                    from: Some("client"),
+                    id: Some(id),
+                    ..Event::new("server_gone")
+                },
+            );
+            return;
+        }
+        if state.table.len() >= self.max_in_flight {
+            drop(state);
+            let data = format!(
+                r#"{{"reason": "too many requests in flight", "max_in_flight": {}}}"#,
+                self.max_in_flight
+            );
+            self.answer(
+                &mut out.to_client,
+                ErrorResponse::new(OVERLOADED, "Too many requests in flight")
+                    .id(id)
+                    .data(data.as_bytes()),
+                Event {
+                    from: Some("client"),
+                    id: Some(id),
+                    ..Event::new("overloaded")
+                },
+            );
+            return;
+        }
+        state.table.forward((), msg, &mut out.to_server);
+        out.to_server.put_u8(b'\n');
+    }
+
+    fn client_notification(&self, msg: &Message<'_>, out: &mut Out) {
+        let line = msg.as_bytes();
+        if self.policy.check(msg).is_err() {
+            self.log.event(Event {
+                from: Some("client"),
+                reason: Some("method not allowed by the proxy's policy (not forwarded)"),
+                msg: Some(line),
+                ..Event::new("denied")
+            });
+            return;
+        }
+        if !msg.method().is_some_and(|m| m == "notifications/cancelled") {
+            out.to_server.put_slice(line);
+            out.to_server.put_u8(b'\n');
+            return;
+        }
+        let field = msg.params().map(|p| p.get("requestId"));
+        let Some((at, asked)) = field
+            .and_then(|f| f.unique())
+            .and_then(|v| Some((v, v.as_id()?)))
+        else {
+            // Malformed: the server will make of it what it can.
+            out.to_server.put_slice(line);
+            out.to_server.put_u8(b'\n');
+            return;
+        };
+        let mut state = self.lock();
+        let Some(pending) = state.table.find(&(), &asked) else {
+            drop(state);
+            self.log.event(Event {
+                from: Some("client"),
+                id: Some(asked.raw()),
+                reason: Some("cancellation of a request not in flight (not forwarded)"),
+                ..Event::new("dropped")
+            });
+            return;
+        };
+        let downstream = pending.downstream_id().raw().to_vec();
+        rewrite::write_replacing(line, at, &downstream, &mut out.to_server);
+        out.to_server.put_u8(b'\n');
+        // A cancelled request gets no response (MCP): forget it, and drop a late one.
+        with_integer_id(&downstream, |id| state.table.remove(id));
+        if let Some(n) = with_integer_id(&downstream, |id| id.as_u64()).flatten() {
+            state.cancelled.insert(n);
+        }
+        drop(state);
+        self.log.event(Event {
+            from: Some("client"),
+            id: Some(asked.raw()),
+            ..Event::new("cancelled")
+        });
+    }
+
+    /// An oversized line from the client, with what the recovery found in it.
+    pub fn client_oversized(&self, err: &FrameError, found: Option<&IdRecovery>, out: &mut Out) {
+        let id = found
+            .and_then(IdRecovery::finish)
+            .filter(|id| !id.is_null());
+        let is_response =
+            found.is_some_and(|r| !r.saw_method() && (r.saw_result() || r.saw_error()));
+        let reason = format!(
+            "the message exceeded --max-message-size ({} bytes)",
+            self.max_message_size
+        );
+        let data = oversize_data(&reason, err.len(), self.max_message_size);
+        let event = |id| oversized("client", id, &reason, err.len());
+        match id {
+            // A response to a server-initiated request: the server must not wait for it.
+            Some(id) if is_response => {
+                self.answer(
+                    &mut out.to_server,
+                    ErrorResponse::standard(INTERNAL_ERROR)
+                        .id(id.raw())
+                        .data(&data),
+                    event(Some(id.raw())),
+                );
+            }
+            Some(id) => self.answer(
+                &mut out.to_client,
+                ErrorResponse::standard(PARSE_ERROR)
+                    .id(id.raw())
+                    .data(&data),
+                event(Some(id.raw())),
+            ),
+            // A notification (no id, a method): nothing to answer.
+            None if found.is_some_and(IdRecovery::saw_method) => self.log.event(event(None)),
+            None => self.answer(
+                &mut out.to_client,
+                ErrorResponse::standard(PARSE_ERROR).data(&data),
+                event(None),
+            ),
+        }
+    }
+
+    /// One line from the server.
+    pub fn server_line(&self, line: &[u8], out: &mut Out) {
+        let msg = match self.parser.parse(line) {
+            Ok(msg) => msg,
+            Err(invalid) => {
+                self.log.event(Event {
+                    from: Some("server"),
+                    reason: Some(invalid.reason().as_str()),
+                    raw: Some(line),
+                    code: Some(invalid.code()),
+                    ..Event::new("invalid")
+                });
+                eprintln!("rpcscan proxy: dropping an invalid line from the server: {invalid}");
+                return;
+            }
+        };
+        if !matches!(msg.kind(), Kind::Result | Kind::Error) {
+            self.to_client(line, out);
+            return;
+        }
+        let mut state = self.lock();
+        let start = out.to_client.len();
+        if state.table.restore(&msg, &mut out.to_client).is_some() {
+            drop(state);
+            self.log
+                .message("s2c", out.to_client.get(start..).unwrap_or_default());
+            out.to_client.put_u8(b'\n');
+            return;
+        }
+        let Some(id) = msg.id().filter(|id| !id.is_null()) else {
+            drop(state);
+            // An error about a request the server could not read: the client's business.
+            self.to_client(line, out);
+            return;
+        };
+        let reason = if state.cancelled.take(&id) {
+            "response to a cancelled request"
+        } else {
+            eprintln!("rpcscan proxy: dropping a response with unknown id {id}");
+            "response with an unknown id"
+        };
+        drop(state);
+        self.log.event(Event {
+            from: Some("server"),
+            reason: Some(reason),
+            msg: Some(line),
+            ..Event::new("dropped")
+        });
+    }
+
+    fn to_client(&self, line: &[u8], out: &mut Out) {
+        self.log.message("s2c", line);
+        out.to_client.put_slice(line);
+        out.to_client.put_u8(b'\n');
+    }
+
+    /// An oversized line from the server: a response is answered for it at once.
+    pub fn server_oversized(&self, err: &FrameError, found: Option<&IdRecovery>, out: &mut Out) {
+        let reason = format!(
+            "the MCP server's response exceeded --max-message-size ({} bytes)",
+            self.max_message_size
+        );
+        let data = oversize_data(&reason, err.len(), self.max_message_size);
+        let id = found
+            .and_then(IdRecovery::finish)
+            .filter(|id| !id.is_null());
+        let event = |id, reason| oversized("server", id, reason, err.len());
+        eprintln!("rpcscan proxy: {err}");
+        let Some(id) = id else {
+            self.log.event(event(None, &reason));
+            return;
+        };
+        if found.is_some_and(IdRecovery::saw_method) {
+            // A server-initiated request the client will never see: tell the server.
+            let reason = "the request exceeded --max-message-size";
+            let data = oversize_data(reason, err.len(), self.max_message_size);
+            self.answer(
+                &mut out.to_server,
+                ErrorResponse::standard(INTERNAL_ERROR)
+                    .id(id.raw())
+                    .data(&data),
+                event(Some(id.raw()), reason),
+            );
+            return;
+        }
+        let mut state = self.lock();
+        let pending = state.table.remove(&id);
+        let cancelled = pending.is_none() && state.cancelled.take(&id);
+        drop(state);
+        match pending {
+            Some(pending) => self.answer(
+                &mut out.to_client,
+                ErrorResponse::standard(INTERNAL_ERROR)
+                    .id(pending.original_id())
+                    .data(&data),
+                event(Some(pending.original_id()), &reason),
+            ),
+            None => {
+                let why = if cancelled {
+                    "oversized response to a cancelled request"
+                } else {
+                    "oversized response with an unknown id"
+                };
+                self.log.event(event(Some(id.raw()), why));
+            }
+        }
+    }
+
+    /// The server is gone and its output read to the end: every request still in flight
+    /// was never answered, so the proxy answers it -32603. New requests get the same.
+    pub fn server_gone(&self, out: &mut Out) {
+        let mut state = self.lock();
+        state.server_gone = true;
+        let pending: Vec<_> = state.table.drain().collect();
+        drop(state);
+        for p in pending {
+            self.answer(
+                &mut out.to_client,
+                ErrorResponse::standard(INTERNAL_ERROR)
+                    .id(p.original_id())
+                    .data(SERVER_GONE),
+                Event {
+                    from: Some("server"),
+                    id: Some(p.original_id()),
+                    ..Event::new("server_gone")
+                },
+            );
+        }
+    }
+}
+
+fn oversized<'a>(from: &'a str, id: Option<&'a [u8]>, reason: &'a str, size: u64) -> Event<'a> {
+    Event {
+        from: Some(from),
+        id,
+        reason: Some(reason),
+        size: Some(size),
+        ..Event::new("oversized")
+    }
+}
+
+fn oversize_data(reason: &str, size: u64, max: usize) -> Vec<u8> {
+    let mut data = Vec::with_capacity(128);
+    data.extend_from_slice(b"{\"reason\": ");
+    write_json_string(&mut data, reason);
+    data.extend_from_slice(format!(", \"size\": {size}, \"max_message_size\": {max}}}").as_bytes());
+    data
+}
