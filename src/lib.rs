@@ -67,6 +67,7 @@
 //! | [`json`] | the strict RFC 8259 validator on its own |
 //! | [`frame`], [`OwnedMessage`] | byte streams → frames (NDJSON, Content-Length, SSE, json-seq); owned messages |
 //! | [`mcp`], [`rewrite`], [`Field`] | gateway toolkit: MCP routing keys and header checks, id rewriting and correlation |
+//! | [`pair`] | responses matched to their requests over a whole log: pairs, orphans, duplicates, unanswered |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
@@ -78,6 +79,7 @@ mod kind;
 pub mod mcp;
 mod message;
 mod owned;
+pub mod pair;
 mod parser;
 pub mod response;
 pub mod rewrite;
