@@ -33,6 +33,7 @@ Examples:
   rpcscan filter --kind request --method 'tools/*' traffic.ndjson
   rpcscan filter --invalid -c traffic.ndjson       how many messages are invalid
   rpcscan filter --id 7 traffic.ndjson             the request with id 7 and its response
+  rpcscan pair --unanswered traffic.ndjson         requests that never got a response
   mcp-server | rpcscan respond --supported tools/list,tools/call
   rpcscan classify --framing content-length lsp.log
 

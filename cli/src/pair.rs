@@ -27,9 +27,6 @@ use rpcscan::Kind;
 use crate::input::{self, Command, Item, Output, Source, Stop, Verdict};
 use crate::json::{write_str, write_u64};
 
-/// Output waiting in the matcher is written once it reaches this size.
-const FLUSH_AT: usize = 64 * 1024;
-
 /// `rpcscan pair`'s options.
 #[derive(Args, Debug)]
 pub struct PairArgs {
@@ -85,12 +82,17 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         if let Some(e) = state.error.take() {
             return Err(Stop::from(e));
         }
+        // Facts recorded but never merged: only if framed streams ever came with line
+        // numbers (see `item`). Fed here so that nothing is lost.
+        let leftover = std::mem::take(&mut run.tally.facts);
+        let mut pending = std::mem::take(&mut state.out);
+        for record in &leftover {
+            cmd.feed(&mut state, &record.fact(&run.tally.arena), &mut pending);
+        }
         let State {
-            pairing,
-            summary,
-            out: pending,
-            ..
+            pairing, summary, ..
         } = &mut *state;
+        let pending = &mut pending;
         pairing.finish(|event| {
             summary.add(&event);
             cmd.write(&event, pending);
@@ -268,16 +270,17 @@ impl Command for Pair {
             self.feed(state, &record.fact(&from.arena), &mut pending);
         }
         state.out = pending;
-        if state.out.len() >= FLUSH_AT && state.error.is_none() {
-            // The writer's thread holds stdout's (reentrant) lock: this lands in order.
+        if !state.out.is_empty() && state.error.is_none() {
+            // Once per block, so that a live pipe (`tail -f`) shows its events as they
+            // settle. The writer's thread holds stdout's (reentrant) lock and `Output` has
+            // nothing buffered (this command prints nothing per item from NDJSON blocks):
+            // this lands in order.
             let mut stdout = io::stdout().lock();
             if let Err(e) = stdout.write_all(&state.out).and_then(|()| stdout.flush()) {
                 state.error = Some(e);
             }
         }
-        if state.out.len() >= FLUSH_AT {
-            state.out.clear();
-        }
+        state.out.clear();
     }
 
     fn wants_lines(&self) -> bool {
