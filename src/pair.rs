@@ -49,6 +49,7 @@
 //!   answers a request that travelled the other way, so a client's id 0 and a server's
 //!   sampling request id 0 are two different requests; without, there is one id space.
 //!   `notifications/cancelled` travels with its request, `notifications/progress` against it.
+//!   [`Directions`] turns a log's two labels, whatever they are, into directions.
 //! * **Duplicates.** A request whose id is still in flight (same direction) is reported as
 //!   [`Event::Duplicate`] and still waits: responses answer the waiting requests of an id
 //!   first-in first-out. An id reused after its response is an ordinary new request.
@@ -104,6 +105,56 @@ impl Direction {
             Direction::There => Direction::Back,
             Direction::Back => Direction::There,
         }
+    }
+}
+
+/// Turns the two direction labels of a log (`c2s`/`s2c`, `in`/`out`, `STDIN`/`STDOUT`,
+/// anything) into [`Direction`]s: the first label seen is [`Direction::There`], the second
+/// [`Direction::Back`]. A third distinct label has no direction.
+///
+/// ```
+/// use rpcscan::pair::{Direction, Directions};
+///
+/// let mut directions = Directions::new();
+/// assert_eq!(directions.direction(b"STDIN"), Some(Direction::There));
+/// assert_eq!(directions.direction(b"STDOUT"), Some(Direction::Back));
+/// assert_eq!(directions.direction(b"STDIN"), Some(Direction::There));
+/// assert_eq!(directions.direction(b"STDERR"), None);
+/// assert_eq!(directions.labels(), [Some(&b"STDIN"[..]), Some(&b"STDOUT"[..])]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Directions {
+    labels: [Option<Box<[u8]>>; 2],
+}
+
+impl Directions {
+    /// No label seen yet.
+    pub fn new() -> Directions {
+        Directions::default()
+    }
+
+    /// The direction of `label`; the first two distinct labels take the two directions.
+    pub fn direction(&mut self, label: &[u8]) -> Option<Direction> {
+        for (slot, direction) in self
+            .labels
+            .iter_mut()
+            .zip([Direction::There, Direction::Back])
+        {
+            match slot {
+                Some(seen) if **seen == *label => return Some(direction),
+                Some(_) => {}
+                None => {
+                    *slot = Some(label.into());
+                    return Some(direction);
+                }
+            }
+        }
+        None
+    }
+
+    /// The labels seen, [`Direction::There`]'s first (what a report says it saw).
+    pub fn labels(&self) -> [Option<&[u8]>; 2] {
+        [self.labels[0].as_deref(), self.labels[1].as_deref()]
     }
 }
 
