@@ -116,3 +116,33 @@ fn generated_logs_cover_every_event() {
     }
     assert_eq!(seen, [true; 8]);
 }
+
+fn kind(n: u8) -> rpcscan::Kind {
+    rpcscan::Kind::ALL[usize::from(n) % rpcscan::Kind::ALL.len()]
+}
+
+proptest! {
+    /// Facts filled in by hand may hold any bytes: the matcher never panics and ends empty.
+    #[test]
+    fn any_facts_are_total(
+        facts in prop::collection::vec(
+            (any::<u8>(), prop::option::of(prop::collection::vec(any::<u8>(), 0..8)),
+             prop::option::of(prop::collection::vec(any::<u8>(), 0..8)), any::<bool>(), prop::option::of(any::<u64>())),
+            0..64,
+        ),
+        max_in_flight in 0usize..4,
+    ) {
+        let mut pairing = Pairing::new().max_in_flight(max_in_flight).timeout(Some(Duration::from_nanos(5)));
+        for (n, (k, id, other, cancel, nanos)) in facts.iter().enumerate() {
+            let mut fact = Fact::new(kind(*k), Position { line: n as u64 + 1, offset: 0 });
+            fact.id = id.as_deref();
+            fact.method = Some(if *cancel { "notifications/cancelled" } else { "notifications/progress" }.into());
+            fact.cancels = other.as_deref();
+            fact.progress_token = other.as_deref();
+            fact.time = nanos.map(Duration::from_nanos);
+            pairing.feed(&fact, |_| {});
+        }
+        pairing.finish(|_| {});
+        prop_assert_eq!(pairing.in_flight(), 0);
+    }
+}
