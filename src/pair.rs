@@ -68,7 +68,8 @@
 //!   check at its place in the line.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::kind::Kind;
@@ -267,10 +268,10 @@ fn lossy<'a, E>(decoded: Result<Cow<'a, str>, E>, raw: &'a [u8]) -> Cow<'a, str>
 pub struct Request {
     /// The raw id, exactly as sent.
     pub id: Box<[u8]>,
-    /// The decoded method.
-    pub method: Box<str>,
-    /// The tool of a `tools/call`.
-    pub tool: Option<Box<str>>,
+    /// The decoded method (shared among the requests of a method).
+    pub method: Arc<str>,
+    /// The tool of a `tools/call` (shared likewise).
+    pub tool: Option<Arc<str>>,
     /// Where the request is.
     pub at: Position,
     /// When it was sent, if known.
@@ -365,23 +366,62 @@ pub enum Event<'f> {
     StrayCancel(Position),
 }
 
-/// One remembered request and its keys.
+/// One remembered request and its keys (shared with the tables that index it).
 #[derive(Debug)]
 struct InFlight {
     request: Request,
-    key: Box<[u8]>,
-    token: Option<Box<[u8]>>,
+    key: Key,
+    token: Option<Key>,
 }
+
+/// A decoded id or progress token with its side: see [`key`].
+type Key = Arc<[u8]>;
+
+/// The arrival numbers of the requests waiting under one key, oldest first. Mostly one:
+/// that one needs no allocation of its own.
+#[derive(Debug)]
+struct Queue {
+    first: u64,
+    rest: VecDeque<u64>,
+}
+
+impl Queue {
+    fn new(seq: u64) -> Queue {
+        Queue {
+            first: seq,
+            rest: VecDeque::new(),
+        }
+    }
+
+    /// Drops `seq`; `true` when nothing is left.
+    fn remove(&mut self, seq: u64) -> bool {
+        if self.first == seq {
+            match self.rest.pop_front() {
+                Some(next) => self.first = next,
+                None => return true,
+            }
+        } else {
+            self.rest.retain(|&s| s != seq);
+        }
+        false
+    }
+}
+
+/// Names longer than this are not shared (a hostile log could make them huge).
+const MAX_SHARED_NAME: usize = 128;
 
 /// The matcher: see the [module docs](self).
 #[derive(Debug)]
 pub struct Pairing {
     /// Arrival number → request, oldest first.
     in_flight: BTreeMap<u64, InFlight>,
-    /// Id key → arrival numbers of the requests waiting with it, oldest first.
-    by_id: HashMap<Box<[u8]>, VecDeque<u64>>,
-    /// Progress token key → arrival numbers of the requests that carry it, oldest first.
-    by_token: HashMap<Box<[u8]>, VecDeque<u64>>,
+    /// Id key → the requests waiting with it.
+    by_id: HashMap<Key, Queue>,
+    /// Progress token key → the requests that carry it.
+    by_token: HashMap<Key, Queue>,
+    /// Methods and tool names, shared by the requests that carry them (at most
+    /// [`MAX_KEYS`], each at most [`MAX_SHARED_NAME`] bytes).
+    names: HashSet<Arc<str>>,
     next: u64,
     max_in_flight: usize,
     timeout: Option<Duration>,
@@ -402,6 +442,7 @@ impl Pairing {
             in_flight: BTreeMap::new(),
             by_id: HashMap::new(),
             by_token: HashMap::new(),
+            names: HashSet::new(),
             next: 0,
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
@@ -475,9 +516,9 @@ impl Pairing {
         let method = fact.method.as_deref().unwrap_or("");
         let seq = self.next;
         self.next += 1;
-        match self.by_id.get_mut(self.scratch.as_slice()) {
-            Some(waiting) => {
-                if let Some(earlier) = waiting.front().and_then(|s| self.in_flight.get(s)) {
+        let id_key = match self.by_id.get_key_value(self.scratch.as_slice()) {
+            Some((id_key, waiting)) => {
+                if let Some(earlier) = self.in_flight.get(&waiting.first) {
                     sink(Event::Duplicate {
                         id: raw,
                         method,
@@ -485,30 +526,39 @@ impl Pairing {
                         earlier: earlier.request.at,
                     });
                 }
-                waiting.push_back(seq);
+                let id_key = id_key.clone();
+                if let Some(waiting) = self.by_id.get_mut(&id_key) {
+                    waiting.rest.push_back(seq);
+                }
+                id_key
             }
             None => {
-                self.by_id
-                    .insert(self.scratch.as_slice().into(), VecDeque::from([seq]));
+                let id_key: Key = self.scratch.as_slice().into();
+                self.by_id.insert(id_key.clone(), Queue::new(seq));
+                id_key
             }
-        }
-        let id_key: Box<[u8]> = self.scratch.as_slice().into();
+        };
         // Progress arrives against the request's direction: key it the way it will be looked up.
         let mut token = None;
         if let Some(raw_token) = fact.progress_token {
             if key(raw_token, side, &mut self.scratch) {
-                let token_key: Box<[u8]> = self.scratch.as_slice().into();
-                self.by_token
-                    .entry(token_key.clone())
-                    .or_default()
-                    .push_back(seq);
+                let token_key = match self.by_token.get_key_value(self.scratch.as_slice()) {
+                    Some((token_key, _)) => token_key.clone(),
+                    None => self.scratch.as_slice().into(),
+                };
+                match self.by_token.get_mut(&token_key) {
+                    Some(waiting) => waiting.rest.push_back(seq),
+                    None => {
+                        self.by_token.insert(token_key.clone(), Queue::new(seq));
+                    }
+                }
                 token = Some(token_key);
             }
         }
         let request = Request {
             id: raw.into(),
-            method: method.into(),
-            tool: fact.tool.as_deref().map(Into::into),
+            method: self.share(method),
+            tool: fact.tool.as_deref().map(|tool| self.share(tool)),
             at: fact.at,
             time: fact.time,
             direction: fact.direction,
@@ -523,6 +573,18 @@ impl Pairing {
                 token,
             },
         );
+    }
+
+    /// The shared copy of a method or tool name.
+    fn share(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.names.get(name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = name.into();
+        if name.len() <= MAX_SHARED_NAME && self.names.len() < MAX_KEYS {
+            self.names.insert(shared.clone());
+        }
+        shared
     }
 
     fn response<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
@@ -546,7 +608,7 @@ impl Pairing {
         let seq = self
             .by_id
             .get(self.scratch.as_slice())
-            .and_then(|waiting| waiting.front().copied());
+            .map(|waiting| waiting.first);
         match seq.and_then(|seq| self.remove(seq)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
@@ -568,8 +630,7 @@ impl Pairing {
         let found = key(raw, side(fact.direction), &mut self.scratch)
             .then(|| self.by_id.get(self.scratch.as_slice()))
             .flatten()
-            .and_then(|waiting| waiting.front())
-            .and_then(|seq| self.in_flight.get_mut(seq));
+            .and_then(|waiting| self.in_flight.get_mut(&waiting.first));
         match found {
             Some(entry) => entry.request.cancelled = true,
             None => sink(Event::StrayCancel(fact.at)),
@@ -584,8 +645,7 @@ impl Pairing {
         let found = key(raw, requester, &mut self.scratch)
             .then(|| self.by_token.get(self.scratch.as_slice()))
             .flatten()
-            .and_then(|waiting| waiting.front())
-            .and_then(|seq| self.in_flight.get_mut(seq));
+            .and_then(|waiting| self.in_flight.get_mut(&waiting.first));
         match found {
             Some(entry) => entry.request.progress += 1,
             None => sink(Event::StrayProgress(fact.at)),
@@ -619,16 +679,9 @@ impl Pairing {
 }
 
 /// Drops `seq` from the queue under `key`, and the queue when it empties.
-fn forget(map: &mut HashMap<Box<[u8]>, VecDeque<u64>>, key: &[u8], seq: u64) {
-    if let Some(queue) = map.get_mut(key) {
-        if queue.front() == Some(&seq) {
-            queue.pop_front();
-        } else {
-            queue.retain(|&s| s != seq);
-        }
-        if queue.is_empty() {
-            map.remove(key);
-        }
+fn forget(map: &mut HashMap<Key, Queue>, key: &[u8], seq: u64) {
+    if map.get_mut(key).is_some_and(|queue| queue.remove(seq)) {
+        map.remove(key);
     }
 }
 
