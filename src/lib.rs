@@ -67,6 +67,7 @@
 //! | [`json`] | the strict RFC 8259 validator on its own |
 //! | [`frame`], [`OwnedMessage`] | byte streams → frames (NDJSON, Content-Length, SSE, json-seq); owned messages |
 //! | [`mcp`], [`rewrite`], [`Field`] | gateway toolkit: MCP routing keys and header checks, id rewriting and correlation |
+//! | [`pair`] | responses matched to their requests over a whole log: pairs, orphans, duplicates, unanswered |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 
@@ -82,6 +83,7 @@ mod limits;
 pub mod mcp;
 mod message;
 mod owned;
+pub mod pair;
 mod parser;
 pub mod recover;
 pub mod response;

@@ -4,7 +4,8 @@
 //! |---|---|
 //! | `main.rs` | the command line (clap), the exit codes |
 //! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
-//! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs` | one subcommand each |
+//! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
+//! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
 //! | `json.rs` | the little JSON the CLI writes itself |
 #![deny(clippy::undocumented_unsafe_blocks)]
 
@@ -12,6 +13,7 @@ mod classify;
 mod filter;
 mod input;
 mod json;
+mod pair;
 mod proxy;
 mod respond;
 mod stats;
@@ -37,6 +39,7 @@ Examples:
   rpcscan filter --kind request --method 'tools/*' traffic.ndjson
   rpcscan filter --invalid -c traffic.ndjson       how many messages are invalid
   rpcscan filter --id 7 traffic.ndjson             the request with id 7 and its response
+  rpcscan pair --unanswered traffic.ndjson         requests that never got a response
   mcp-server | rpcscan respond --supported tools/list,tools/call
   rpcscan classify --framing content-length lsp.log
 
@@ -100,6 +103,23 @@ Examples:
   rpcscan respond --supported tools/list,tools/call traffic.ndjson
   mcp-client | rpcscan respond --supported initialize,ping")]
     Respond(RespondArgs),
+    /// Match each response to its request: pairs, orphans, duplicate ids, unanswered.
+    #[command(after_help = "\
+Examples:
+  rpcscan pair traffic.ndjson                      summary per method and tool
+  rpcscan pair --unanswered traffic.ndjson         requests never answered; 1 if none
+  rpcscan pair --json traffic.ndjson | jq 'select(.event == \"orphan\")'
+  tail -f server.log | rpcscan pair
+
+Ids match by decoded value (1 is not \"1\"). A request whose id is still in flight is a
+duplicate (responses answer them first-in first-out); error responses with a null id
+answer no one; notifications/cancelled marks a request cancelled, notifications/progress
+counts towards the request with that progressToken. --json prints one object per pair
+and anomaly (event, request_line, request_offset, response_line, response_offset, id,
+method, tool, outcome, error_code, latency_ms, progress, cancelled), then a summary
+object. --unanswered prints LINE, OFFSET, ID, METHOD, TOOL separated by tabs.
+Bare NDJSON has no timestamps: latencies and --timeout need them.")]
+    Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
     Proxy(proxy::ProxyArgs),
@@ -388,6 +408,7 @@ fn main() -> ExitCode {
             );
             exit(run, |_| 0)
         }
+        Cmd::Pair(args) => pair::main(args, &mut out),
         Cmd::Proxy(args) => proxy::run(args),
     }
 }

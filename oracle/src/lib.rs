@@ -23,6 +23,7 @@
 //! - [`corpus`]: deterministic, realistic MCP NDJSON traffic for benches and examples;
 //! - [`gen`]: nasty near-valid messages and byte mutations for property tests and fuzzing;
 //! - [`rng`]: the splitmix64 generator both of them use;
+//! - [`pair`], [`pairlog`]: the response-to-request pairing reference and its logs;
 //! - [`suite`]: the JSONTestSuite files and the docs/spec.md §2 stance on each `i_` file;
 //! - [`table`]: the rule book's examples with their verdicts, checked against this oracle
 //!   and against the scanner.
@@ -33,6 +34,8 @@ mod classify;
 pub mod corpus;
 pub mod gen;
 pub mod json;
+pub mod pair;
+pub mod pairlog;
 pub mod rng;
 pub mod suite;
 pub mod table;

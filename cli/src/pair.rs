@@ -1,0 +1,627 @@
+//! `rpcscan pair`: matches every response to the request it answers (`rpcscan::pair`) and
+//! reports pairs, orphans, duplicate in-flight ids, unanswered and cancelled requests.
+//!
+//! Classification stays parallel: each NDJSON block's workers only read the facts the
+//! matcher needs (kind, raw id, method, tool, cancel and progress keys, position) into a
+//! small per-block arena; the blocks are merged in input order on the writer thread, which
+//! feeds the facts to the one sequential [`Pairing`]. Framed streams (Content-Length, SSE,
+//! json-seq) are already decoded in order on that thread, and feed it directly.
+//!
+//! Bare NDJSON carries no timestamps and no directions: latencies need timestamps, so do
+//! `--timeout` expiries, and one id space is shared by both sides. Several files are one
+//! log, in order.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+use std::io::{self, Write as _};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use rpcscan::pair::{
+    Ending, Event, Fact, Latency, Outcome, Pairing, Position, Seen, Stat, Summary,
+    DEFAULT_MAX_IN_FLIGHT,
+};
+use rpcscan::Kind;
+
+use crate::input::{self, Command, Item, Output, Source, Stop, Verdict};
+use crate::json::{write_str, write_u64};
+
+/// `rpcscan pair`'s options.
+#[derive(Args, Debug)]
+pub struct PairArgs {
+    /// One JSON object per pair and per anomaly, then one summary object.
+    #[arg(long)]
+    json: bool,
+    /// Print only the requests never answered (exit 1 if there are none).
+    #[arg(long)]
+    unanswered: bool,
+    /// Requests remembered at once; one more evicts the oldest as unanswered.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_IN_FLIGHT)]
+    max_in_flight: usize,
+    /// Expire requests unanswered this long (`500ms`, `30s`, `5m`, `1h`; a bare number is
+    /// seconds). Needs timestamps, which bare NDJSON does not have.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    timeout: Option<Duration>,
+    #[command(flatten)]
+    common: crate::Common,
+}
+
+/// `30s`, `500ms`, `2m`, `1h`, `1.5` (seconds) → a duration.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (number, unit) = s.split_at(split);
+    let bad = || format!("{s:?} is not a duration (examples: 500ms, 30s, 5m, 1h)");
+    let n: f64 = number.parse().map_err(|_| bad())?;
+    let seconds = match unit.trim() {
+        "" | "s" => n,
+        "ms" => n / 1000.0,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| bad())
+}
+
+/// Runs the subcommand.
+pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
+    args.common.setup_threads();
+    let cmd = Pair {
+        json: args.json,
+        only_unanswered: args.unanswered,
+        max_in_flight: args.max_in_flight,
+        timeout: args.timeout,
+    };
+    let run = input::run(&cmd, &args.common.settings(), &args.common.inputs(), out);
+    let mut unanswered = 0;
+    let run = run.and_then(|mut run| {
+        let mut state = run.tally.state.take().unwrap_or_else(|| cmd.state());
+        if let Some(e) = state.error.take() {
+            return Err(Stop::from(e));
+        }
+        // Facts recorded but never merged: only if framed streams ever came with line
+        // numbers (see `item`). Fed here so that nothing is lost.
+        let leftover = std::mem::take(&mut run.tally.facts);
+        let mut pending = std::mem::take(&mut state.out);
+        for record in &leftover {
+            cmd.feed(&mut state, &record.fact(&run.tally.arena), &mut pending);
+        }
+        let State {
+            pairing, summary, ..
+        } = &mut *state;
+        let pending = &mut pending;
+        pairing.finish(|event| {
+            summary.add(&event);
+            cmd.write(&event, pending);
+        });
+        out.write(pending)?;
+        unanswered = summary.unanswered_count();
+        if cmd.json && !cmd.only_unanswered {
+            out.write(&summary_json(summary))?;
+        } else if !cmd.only_unanswered {
+            out.write(summary_table(summary).as_bytes())?;
+        }
+        out.flush()?;
+        Ok(run)
+    });
+    crate::exit(run, |_| u8::from(cmd.only_unanswered && unanswered == 0))
+}
+
+/// The subcommand's settings.
+struct Pair {
+    json: bool,
+    only_unanswered: bool,
+    max_in_flight: usize,
+    timeout: Option<Duration>,
+}
+
+/// A block's facts (in an arena: one allocation per block, not per message), and in the
+/// run's own tally the matcher.
+#[derive(Default)]
+struct Tally {
+    facts: Vec<Record>,
+    arena: Vec<u8>,
+    state: Option<Box<State>>,
+}
+
+/// A span of the arena.
+type Span = Option<(usize, usize)>;
+
+/// One message's facts, with its strings in the block's arena.
+struct Record {
+    kind: Kind,
+    at: Position,
+    id: Span,
+    method: Span,
+    tool: Span,
+    progress_token: Span,
+    cancels: Span,
+    error_code: Span,
+}
+
+impl Record {
+    fn new(fact: &Fact<'_>, arena: &mut Vec<u8>) -> Record {
+        let mut stash = |bytes: Option<&[u8]>| {
+            bytes.map(|b| {
+                let start = arena.len();
+                arena.extend_from_slice(b);
+                (start, arena.len())
+            })
+        };
+        Record {
+            kind: fact.kind,
+            at: fact.at,
+            id: stash(fact.id),
+            method: stash(fact.method.as_deref().map(str::as_bytes)),
+            tool: stash(fact.tool.as_deref().map(str::as_bytes)),
+            progress_token: stash(fact.progress_token),
+            cancels: stash(fact.cancels),
+            error_code: stash(fact.error_code),
+        }
+    }
+
+    fn fact<'a>(&self, arena: &'a [u8]) -> Fact<'a> {
+        let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
+        let text = |span: Span| {
+            bytes(span)
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .map(Cow::Borrowed)
+        };
+        let mut fact = Fact::new(self.kind, self.at);
+        fact.id = bytes(self.id);
+        fact.method = text(self.method);
+        fact.tool = text(self.tool);
+        fact.progress_token = bytes(self.progress_token);
+        fact.cancels = bytes(self.cancels);
+        fact.error_code = bytes(self.error_code);
+        fact
+    }
+}
+
+/// The sequential end: the matcher, the counts, output not yet written.
+struct State {
+    pairing: Pairing,
+    summary: Summary,
+    out: Vec<u8>,
+    /// Writing stdout failed: nothing more is written, the run ends with it.
+    error: Option<io::Error>,
+}
+
+impl Pair {
+    fn state(&self) -> Box<State> {
+        Box::new(State {
+            pairing: Pairing::new()
+                .max_in_flight(self.max_in_flight)
+                .timeout(self.timeout),
+            summary: Summary::new(),
+            out: Vec::new(),
+            error: None,
+        })
+    }
+
+    fn feed(&self, state: &mut State, fact: &Fact<'_>, out: &mut Vec<u8>) {
+        let State {
+            pairing, summary, ..
+        } = state;
+        pairing.feed(fact, |event| {
+            summary.add(&event);
+            self.write(&event, out);
+        });
+    }
+
+    /// Appends an event's line, if this run prints it.
+    fn write(&self, event: &Event<'_>, out: &mut Vec<u8>) {
+        let unanswered = matches!(event, Event::Unanswered { .. });
+        if self.only_unanswered && !unanswered {
+            return;
+        }
+        if self.json {
+            event_json(event, out);
+        } else if let (true, Event::Unanswered { request, .. }) = (self.only_unanswered, event) {
+            // LINE, OFFSET, ID, METHOD, TOOL, tab-separated.
+            let _ = writeln!(
+                Text(out),
+                "{}\t{}\t{}\t{}\t{}",
+                request.at.line,
+                request.at.offset,
+                String::from_utf8_lossy(&request.id),
+                printable(&request.method),
+                request.tool.as_deref().map(printable).unwrap_or_default()
+            );
+        }
+    }
+}
+
+impl Command for Pair {
+    type Tally = Tally;
+
+    fn item(&self, _source: &Source, item: &Item<'_>, out: &mut Vec<u8>, tally: &mut Tally) {
+        let Verdict::Message(msg) = &item.verdict else {
+            return;
+        };
+        let at = Position {
+            line: item.line,
+            offset: item.offset,
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            return;
+        }
+        if item.line == 0 {
+            // Only framed streams leave lines out (this command asks for them): their
+            // messages come in order, on the writer's thread, with the run's own tally.
+            let state = tally.state.get_or_insert_with(|| self.state());
+            self.feed(state, &fact, out);
+        } else {
+            tally.facts.push(Record::new(&fact, &mut tally.arena));
+        }
+    }
+
+    fn merge(&self, into: &mut Tally, from: Tally) {
+        let state = into.state.get_or_insert_with(|| self.state());
+        let mut pending = std::mem::take(&mut state.out);
+        for record in &from.facts {
+            self.feed(state, &record.fact(&from.arena), &mut pending);
+        }
+        state.out = pending;
+        if !state.out.is_empty() && state.error.is_none() {
+            // Once per block, so that a live pipe (`tail -f`) shows its events as they
+            // settle. The writer's thread holds stdout's (reentrant) lock and `Output` has
+            // nothing buffered (this command prints nothing per item from NDJSON blocks):
+            // this lands in order.
+            let mut stdout = io::stdout().lock();
+            if let Err(e) = stdout.write_all(&state.out).and_then(|()| stdout.flush()) {
+                state.error = Some(e);
+            }
+        }
+        state.out.clear();
+    }
+
+    fn wants_lines(&self) -> bool {
+        true
+    }
+
+    fn prints_as_it_goes(&self) -> bool {
+        self.json || self.only_unanswered
+    }
+}
+
+/// `fmt::Write` over a byte buffer.
+struct Text<'a>(&'a mut Vec<u8>);
+
+impl std::fmt::Write for Text<'_> {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.0.extend_from_slice(s.as_bytes());
+        Ok(())
+    }
+}
+
+/// A name for a terminal: control characters shown as escapes.
+fn printable(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+fn write_line(out: &mut Vec<u8>, at: Option<Position>) {
+    match at {
+        Some(at) if at.line > 0 => write_u64(out, at.line),
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_offset(out: &mut Vec<u8>, at: Option<Position>) {
+    match at {
+        Some(at) => write_u64(out, at.offset),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => write_str(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_raw(out: &mut Vec<u8>, raw: Option<&[u8]>) {
+    out.extend_from_slice(raw.unwrap_or(b"null"));
+}
+
+/// One object per event, all with the same members (null where they do not apply):
+/// event, request_line, request_offset, response_line, response_offset, id, method, tool,
+/// outcome, error_code, latency_ms, progress, cancelled; and `ending` for unanswered and
+/// cancelled requests, `earlier_line` for duplicates.
+fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
+    let mut request = None;
+    let mut response = None;
+    let mut id: Option<&[u8]> = None;
+    let mut method = None;
+    let mut latency = None;
+    let mut extra = String::new();
+    let name = match event {
+        Event::Paired {
+            request: r,
+            response: s,
+            latency: l,
+        } => {
+            request = Some(r);
+            response = Some(s);
+            latency = *l;
+            "pair"
+        }
+        Event::Orphan(s) => {
+            response = Some(s);
+            "orphan"
+        }
+        Event::NullIdError(s) => {
+            response = Some(s);
+            "null_id_error"
+        }
+        Event::Duplicate {
+            id: i,
+            method: m,
+            at,
+            earlier,
+        } => {
+            id = Some(i);
+            method = Some(*m);
+            let _ = write!(extra, ",\"earlier_line\":{}", earlier.line);
+            let _ = write!(extra, ",\"earlier_offset\":{}", earlier.offset);
+            out.extend_from_slice(b"{\"event\":\"duplicate\",\"request_line\":");
+            write_line(out, Some(*at));
+            out.extend_from_slice(b",\"request_offset\":");
+            write_offset(out, Some(*at));
+            "duplicate"
+        }
+        Event::Unanswered { request: r, ending } | Event::Cancelled { request: r, ending } => {
+            request = Some(r);
+            let ending = match ending {
+                Ending::Finished => "finished",
+                Ending::Evicted => "evicted",
+                Ending::TimedOut => "timed_out",
+            };
+            let _ = write!(extra, ",\"ending\":\"{ending}\"");
+            if matches!(event, Event::Cancelled { .. }) {
+                "cancelled"
+            } else {
+                "unanswered"
+            }
+        }
+        Event::StrayProgress(_) => "stray_progress",
+        Event::StrayCancel(_) => "stray_cancel",
+    };
+    if name != "duplicate" {
+        let at = match event {
+            Event::StrayProgress(at) | Event::StrayCancel(at) => Some(*at),
+            _ => request.map(|r| r.at),
+        };
+        out.extend_from_slice(b"{\"event\":");
+        write_str(out, name);
+        out.extend_from_slice(b",\"request_line\":");
+        write_line(out, at);
+        out.extend_from_slice(b",\"request_offset\":");
+        write_offset(out, at);
+    }
+    let response_at = response.map(|s| s.at);
+    out.extend_from_slice(b",\"response_line\":");
+    write_line(out, response_at);
+    out.extend_from_slice(b",\"response_offset\":");
+    write_offset(out, response_at);
+    out.extend_from_slice(b",\"id\":");
+    let id = id
+        .or(request.map(|r| &r.id[..]))
+        .or(response.and_then(|s| s.id));
+    write_raw(out, id);
+    out.extend_from_slice(b",\"method\":");
+    write_opt_str(out, method.or(request.map(|r| &*r.method)));
+    out.extend_from_slice(b",\"tool\":");
+    write_opt_str(out, request.and_then(|r| r.tool.as_deref()));
+    out.extend_from_slice(b",\"outcome\":");
+    let code = match response.map(|s| s.outcome) {
+        Some(Outcome::Result) => {
+            out.extend_from_slice(b"\"result\"");
+            None
+        }
+        Some(Outcome::Error(code)) => {
+            out.extend_from_slice(b"\"error\"");
+            Some(code.unwrap_or(b"null"))
+        }
+        None => {
+            out.extend_from_slice(b"null");
+            None
+        }
+    };
+    out.extend_from_slice(b",\"error_code\":");
+    write_raw(out, code);
+    out.extend_from_slice(b",\"latency_ms\":");
+    match latency {
+        Some(l) => {
+            let _ = write!(Text(out), "{:.3}", l.as_secs_f64() * 1000.0);
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"progress\":");
+    write_u64(out, request.map_or(0, |r| r.progress));
+    out.extend_from_slice(b",\"cancelled\":");
+    out.extend_from_slice(if request.is_some_and(|r| r.cancelled) {
+        b"true"
+    } else {
+        b"false"
+    });
+    out.extend_from_slice(extra.as_bytes());
+    out.extend_from_slice(b"}\n");
+}
+
+/// The closing `--json` line: the counts.
+fn summary_json(s: &Summary) -> Vec<u8> {
+    let mut o = Vec::with_capacity(256);
+    let _ = writeln!(
+        Text(&mut o),
+        "{{\"event\":\"summary\",\"pairs\":{},\"unanswered\":{},\"evicted\":{},\"timed_out\":{},\
+         \"orphans\":{},\"duplicates\":{},\"cancelled\":{},\"null_id_errors\":{},\
+         \"stray_notifications\":{}}}",
+        s.pairs,
+        s.unanswered_count(),
+        s.evicted,
+        s.timed_out,
+        s.orphans.count,
+        s.duplicates.count,
+        s.cancelled.count,
+        s.null_id_errors.count,
+        s.stray_notifications.count
+    );
+    o
+}
+
+fn first_lines(seen: &Seen) -> String {
+    if seen.count == 0 {
+        return String::new();
+    }
+    let lines: Vec<String> = seen.first_lines.iter().map(u64::to_string).collect();
+    let more = if seen.count > seen.first_lines.len() as u64 {
+        ", ..."
+    } else {
+        ""
+    };
+    format!("  first lines {}{more}", lines.join(", "))
+}
+
+fn millis(d: Option<Duration>) -> String {
+    d.map_or_else(
+        || "-".to_owned(),
+        |d| format!("{:.1}ms", d.as_secs_f64() * 1000.0),
+    )
+}
+
+fn codes(stat: &Stat) -> String {
+    let all: Vec<String> = stat
+        .errors
+        .iter()
+        .map(|(code, n)| format!("{}×{n}", String::from_utf8_lossy(code)))
+        .collect();
+    all.join(" ")
+}
+
+fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, Stat>) {
+    if rows.is_empty() {
+        return;
+    }
+    let timed = rows.values().any(|s| s.latency.count() > 0);
+    let _ = write!(t, "\n{title:<28} {:>10} {:>8}", "count", "errors");
+    if timed {
+        let _ = write!(
+            t,
+            " {:>10} {:>10} {:>10} {:>10}",
+            "p50", "p90", "p99", "max"
+        );
+    }
+    t.push_str("  error codes\n");
+    let mut ranked: Vec<(&String, &Stat)> = rows.iter().collect();
+    ranked.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
+    for (name, stat) in ranked {
+        let _ = write!(
+            t,
+            "{:<28} {:>10} {:>8}",
+            printable(name),
+            stat.count,
+            stat.error_count()
+        );
+        if timed {
+            let l: &Latency = &stat.latency;
+            let max = (l.count() > 0).then(|| l.max());
+            let _ = write!(
+                t,
+                " {:>10} {:>10} {:>10} {:>10}",
+                millis(l.percentile(50.0)),
+                millis(l.percentile(90.0)),
+                millis(l.percentile(99.0)),
+                millis(max)
+            );
+        }
+        let codes = codes(stat);
+        if codes.is_empty() {
+            t.push('\n');
+        } else {
+            let _ = writeln!(t, "  {codes}");
+        }
+    }
+}
+
+/// The summary for a person.
+fn summary_table(s: &Summary) -> String {
+    let mut t = String::with_capacity(2048);
+    let _ = writeln!(t, "{:<16} {:>12}", "pairs", s.pairs);
+    let _ = writeln!(
+        t,
+        "{:<16} {:>12}  (evicted {}, timed out {})",
+        "unanswered",
+        s.unanswered_count(),
+        s.evicted,
+        s.timed_out
+    );
+    for (name, seen) in [
+        ("orphans", &s.orphans),
+        ("duplicate ids", &s.duplicates),
+        ("cancelled", &s.cancelled),
+        ("null-id errors", &s.null_id_errors),
+        ("stray notes", &s.stray_notifications),
+    ] {
+        let _ = writeln!(t, "{name:<16} {:>12}{}", seen.count, first_lines(seen));
+    }
+    table(&mut t, "method", &s.methods);
+    table(&mut t, "tool", &s.tools);
+    if !s.unanswered.is_empty() {
+        let _ = writeln!(
+            t,
+            "\n{:<28} {:>10}  first lines",
+            "unanswered method", "count"
+        );
+        for (method, seen) in &s.unanswered {
+            let lines: Vec<String> = seen.first_lines.iter().map(u64::to_string).collect();
+            let _ = writeln!(
+                t,
+                "{:<28} {:>10}  {}",
+                printable(method),
+                seen.count,
+                lines.join(", ")
+            );
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Option<Duration>)] = &[
+            ("30s", Some(Duration::from_secs(30))),
+            ("500ms", Some(Duration::from_millis(500))),
+            ("2m", Some(Duration::from_secs(120))),
+            ("1h", Some(Duration::from_secs(3600))),
+            ("1.5", Some(Duration::from_millis(1500))),
+            ("", None),
+            ("5 parsecs", None),
+            ("-1s", None),
+        ];
+        for &(arg, want) in cases {
+            assert_eq!(parse_duration(arg).ok(), want, "{arg}");
+        }
+    }
+}

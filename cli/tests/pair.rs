@@ -1,0 +1,247 @@
+//! `rpcscan pair`, run for real: the summary, `--json`, `--unanswered` and its exit codes,
+//! framed streams, and a multi-block log checked against the oracle's pairing reference.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
+use rpcscan_oracle::pairlog;
+
+const BIN: &str = env!("CARGO_BIN_EXE_rpcscan");
+
+/// Exit code and stdout of `rpcscan ARGS` with `stdin` piped in.
+fn run(args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = pipe.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+}
+
+fn file(name: &str, bytes: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpcscan-pair-tests");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+const LOG: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"p"}}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"bad"}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":4,"method":"slow"}"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}"#,
+    "\n",
+    r#"{"not json"#,
+    "\n",
+    r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
+    "\n",
+);
+
+#[test]
+fn summary() {
+    let (code, out) = run(&["pair"], LOG.as_bytes());
+    assert_eq!(code, Some(0));
+    #[rustfmt::skip]
+    let expected: &[(&str, &str)] = &[
+        ("pairs", "2"),
+        ("unanswered", "2"),
+        ("orphans", "1  first lines 5"),
+        ("duplicate ids", "1  first lines 7"),
+        ("cancelled", "1  first lines 9"),
+        ("null-id errors", "1  first lines 8"),
+        ("stray notes", "0"),
+    ];
+    for (name, value) in expected {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap();
+        assert!(line[name.len()..].trim_start().starts_with(value), "{line}");
+    }
+    assert!(out.contains("\ntools/call "), "{out}");
+    assert!(out.contains("-32602×1"), "{out}");
+    let unanswered = out
+        .lines()
+        .skip_while(|l| !l.starts_with("unanswered method"));
+    let ping = unanswered.clone().find(|l| l.starts_with("ping")).unwrap();
+    assert!(ping.ends_with("2  2, 7"), "{ping}");
+}
+
+#[test]
+fn json_objects() {
+    let (code, out) = run(&["pair", "--json"], LOG.as_bytes());
+    assert_eq!(code, Some(0));
+    let objects: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let events: Vec<&str> = objects
+        .iter()
+        .map(|o| o["event"].as_str().unwrap())
+        .collect();
+    #[rustfmt::skip]
+    assert_eq!(events, ["pair", "orphan", "duplicate", "null_id_error", "pair", "unanswered", "unanswered", "cancelled", "summary"]);
+    let first = &objects[0];
+    #[rustfmt::skip]
+    let fields: &[(&str, serde_json::Value)] = &[
+        ("request_line", 1.into()),
+        ("request_offset", 0.into()),
+        ("response_line", 4.into()),
+        ("id", 1.into()),
+        ("method", "tools/call".into()),
+        ("tool", "echo".into()),
+        ("outcome", "error".into()),
+        ("error_code", (-32602).into()),
+        ("latency_ms", serde_json::Value::Null),
+        ("progress", 1.into()),
+    ];
+    for (name, value) in fields {
+        assert_eq!(&first[*name], value, "{name}");
+    }
+    let offset = LOG.find(r#"{"jsonrpc":"2.0","id":1,"error""#).unwrap();
+    assert_eq!(first["response_offset"], offset);
+    assert_eq!(objects[5]["id"], "1"); // the string id, raw
+    assert_eq!(objects[8]["pairs"], 2);
+}
+
+#[test]
+fn unanswered_only() {
+    #[rustfmt::skip]
+    let cases: &[(&[&str], &str, Option<i32>, &str)] = &[
+        (&["pair", "--unanswered"], LOG, Some(0), "2\t102\t\"1\"\tping\t\n7\t384\t3\tping\t\n"),
+        (&["pair", "--unanswered"], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", Some(1), ""),
+        (&["pair", "--unanswered", "--max-in-flight", "1"], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"b\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n", Some(0), "1\t0\t1\ta\t\n"),
+        (&["pair", "--unanswered", "--timeout", "1s"], "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\"}\n", Some(0), "1\t0\t1\ta\t\n"),
+        (&["pair", "--unanswered"], "", Some(1), ""),
+    ];
+    for (args, input, code, expected) in cases {
+        assert_eq!(
+            run(args, input.as_bytes()),
+            (*code, expected.to_string()),
+            "{args:?} {input}"
+        );
+    }
+    let (code, _) = run(&["pair", "--timeout", "soon"], b"");
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn framed_streams_pair_too() {
+    let mut framed = Vec::new();
+    for line in LOG.lines() {
+        write!(framed, "Content-Length: {}\r\n\r\n{line}", line.len()).unwrap();
+    }
+    let (code, out) = run(&["pair", "--json"], &framed);
+    assert_eq!(code, Some(0));
+    let first: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(first["event"], "pair");
+    assert_eq!(first["request_line"], serde_json::Value::Null); // no lines in this framing
+    assert_eq!(first["progress"], 1);
+    let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (&summary["pairs"], &summary["orphans"]),
+        (&2.into(), &1.into())
+    );
+}
+
+/// A log of several blocks, mapped and piped, with one and several threads: the events
+/// are the reference's, in the reference's order.
+#[test]
+fn big_log_matches_the_reference() {
+    let mut log: Vec<Entry> = (0..8).flat_map(|seed| pairlog::log(seed, 5000)).collect();
+    let mut ndjson = Vec::new();
+    for entry in &mut log {
+        // NDJSON says neither which way nor when.
+        entry.direction = None;
+        entry.time_ms = None;
+        ndjson.extend_from_slice(&entry.bytes);
+        ndjson.push(b'\n');
+    }
+    assert!(ndjson.len() > 2 << 20, "several blocks: {}", ndjson.len());
+    let expected: Vec<String> = reference(&log, 1000, None)
+        .iter()
+        .map(|e| match e {
+            PairEvent::Paired {
+                request,
+                response,
+                progress,
+                ..
+            } => {
+                format!("pair {} {} {progress}", request + 1, response + 1)
+            }
+            PairEvent::Orphan(at) => format!("orphan {}", at + 1),
+            PairEvent::Duplicate { at, .. } => format!("duplicate {}", at + 1),
+            PairEvent::NullIdError(at) => format!("null_id_error {}", at + 1),
+            PairEvent::Unanswered { at, .. } => format!("unanswered {}", at + 1),
+            PairEvent::Cancelled { at, .. } => format!("cancelled {}", at + 1),
+            PairEvent::StrayProgress(at) => format!("stray_progress {}", at + 1),
+            PairEvent::StrayCancel(at) => format!("stray_cancel {}", at + 1),
+        })
+        .collect();
+    let path = file("big.ndjson", &ndjson);
+    let path = path.to_str().unwrap();
+    for args in [
+        &["pair", "--json", "--max-in-flight", "1000", path][..],
+        &["pair", "--json", "--max-in-flight", "1000", "-j", "1", path],
+        &[
+            "pair",
+            "--json",
+            "--max-in-flight",
+            "1000",
+            "--no-mmap",
+            path,
+        ],
+    ] {
+        let (code, out) = run(args, b"");
+        assert_eq!(code, Some(0));
+        let got: Vec<String> = out
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|o| o["event"] != "summary")
+            .map(|o| {
+                let event = o["event"].as_str().unwrap();
+                let line = match event {
+                    "orphan" | "null_id_error" => &o["response_line"],
+                    _ => &o["request_line"],
+                };
+                match event {
+                    "pair" => format!("pair {line} {} {}", o["response_line"], o["progress"]),
+                    _ => format!("{event} {line}"),
+                }
+            })
+            .collect();
+        assert_eq!(got.len(), expected.len(), "{args:?}");
+        assert!(
+            got == expected,
+            "{args:?}: first difference at {:?}",
+            got.iter().zip(&expected).position(|(a, b)| a != b)
+        );
+    }
+}

@@ -1,0 +1,148 @@
+//! `rpcscan::pair` against the oracle's pairing reference (`rpcscan_oracle::pair`), on
+//! generated logs with reused, re-spelled and big ids, cancellations, progress, orphans,
+//! `null`-id errors, both directions, and all, some or no timestamps.
+
+use std::time::Duration;
+
+use proptest::prelude::*;
+use rpcscan::pair::{Direction, Ending, Event, Fact, Outcome, Pairing, Position};
+use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
+use rpcscan_oracle::pairlog;
+
+fn ending(ending: Ending) -> &'static str {
+    match ending {
+        Ending::Finished => "finished",
+        Ending::Evicted => "evicted",
+        Ending::TimedOut => "timed_out",
+    }
+}
+
+/// The library's event in the reference's terms (entry indexes, owned strings).
+fn translate(event: &Event<'_>) -> PairEvent {
+    let index = |at: Position| (at.line - 1) as usize;
+    match event {
+        Event::Paired {
+            request,
+            response,
+            latency,
+        } => PairEvent::Paired {
+            request: index(request.at),
+            response: index(response.at),
+            method: request.method.to_string(),
+            tool: request.tool.as_deref().map(str::to_owned),
+            code: match response.outcome {
+                Outcome::Result => None,
+                Outcome::Error(code) => code.map(|c| String::from_utf8_lossy(c).into_owned()),
+            },
+            progress: request.progress,
+            cancelled: request.cancelled,
+            latency_ms: latency.map(|l| l.as_millis() as u64),
+        },
+        Event::Orphan(response) => PairEvent::Orphan(index(response.at)),
+        Event::Duplicate { at, earlier, .. } => PairEvent::Duplicate {
+            at: index(*at),
+            earlier: index(*earlier),
+        },
+        Event::NullIdError(response) => PairEvent::NullIdError(index(response.at)),
+        Event::Unanswered { request, ending: e } => PairEvent::Unanswered {
+            at: index(request.at),
+            ending: ending(*e),
+        },
+        Event::Cancelled { request, ending: e } => PairEvent::Cancelled {
+            at: index(request.at),
+            ending: ending(*e),
+        },
+        Event::StrayProgress(at) => PairEvent::StrayProgress(index(*at)),
+        Event::StrayCancel(at) => PairEvent::StrayCancel(index(*at)),
+    }
+}
+
+fn library(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec<PairEvent> {
+    let mut pairing = Pairing::new()
+        .max_in_flight(max_in_flight)
+        .timeout(timeout_ms.map(Duration::from_millis));
+    let mut events = Vec::new();
+    for (i, entry) in log.iter().enumerate() {
+        let msg = rpcscan::parse(&entry.bytes).expect("the generator writes valid messages");
+        let at = Position {
+            line: i as u64 + 1,
+            offset: 0,
+        };
+        let direction = entry
+            .direction
+            .map(|d| if d { Direction::There } else { Direction::Back });
+        let fact = Fact::of(&msg, at)
+            .with_direction(direction)
+            .with_time(entry.time_ms.map(Duration::from_millis));
+        pairing.feed(&fact, |e| events.push(translate(&e)));
+    }
+    pairing.finish(|e| events.push(translate(&e)));
+    events
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn pairing_matches_the_reference(
+        seed in any::<u64>(),
+        n in 0usize..300,
+        max_in_flight in prop_oneof![Just(usize::MAX), 0usize..12],
+        timeout_ms in prop::option::of(0u64..3000),
+    ) {
+        let log = pairlog::log(seed, n);
+        prop_assert_eq!(library(&log, max_in_flight, timeout_ms), reference(&log, max_in_flight, timeout_ms));
+    }
+}
+
+/// The generated logs exercise every event, so the property above is not vacuous.
+#[test]
+fn generated_logs_cover_every_event() {
+    let mut seen = [false; 8];
+    for seed in 0..64 {
+        for e in reference(&pairlog::log(seed, 300), 8, Some(1500)) {
+            let slot = match e {
+                PairEvent::Paired { progress, .. } if progress > 0 => 0,
+                PairEvent::Paired { .. } => 1,
+                PairEvent::Orphan(_) => 2,
+                PairEvent::Duplicate { .. } => 3,
+                PairEvent::NullIdError(_) => 4,
+                PairEvent::Unanswered { .. } => 5,
+                PairEvent::Cancelled { .. } => 6,
+                PairEvent::StrayProgress(_) | PairEvent::StrayCancel(_) => 7,
+            };
+            seen[slot] = true;
+        }
+    }
+    assert_eq!(seen, [true; 8]);
+}
+
+fn kind(n: u8) -> rpcscan::Kind {
+    rpcscan::Kind::ALL[usize::from(n) % rpcscan::Kind::ALL.len()]
+}
+
+proptest! {
+    /// Facts filled in by hand may hold any bytes: the matcher never panics and ends empty.
+    #[test]
+    fn any_facts_are_total(
+        facts in prop::collection::vec(
+            (any::<u8>(), prop::option::of(prop::collection::vec(any::<u8>(), 0..8)),
+             prop::option::of(prop::collection::vec(any::<u8>(), 0..8)), any::<bool>(), prop::option::of(any::<u64>())),
+            0..64,
+        ),
+        max_in_flight in 0usize..4,
+    ) {
+        let mut pairing = Pairing::new().max_in_flight(max_in_flight).timeout(Some(Duration::from_nanos(5)));
+        for (n, (k, id, other, cancel, nanos)) in facts.iter().enumerate() {
+            let mut fact = Fact::new(kind(*k), Position { line: n as u64 + 1, offset: 0 });
+            fact.id = id.as_deref();
+            fact.method = Some(if *cancel { "notifications/cancelled" } else { "notifications/progress" }.into());
+            fact.cancels = other.as_deref();
+            fact.progress_token = other.as_deref();
+            fact.time = nanos.map(Duration::from_nanos);
+            pairing.feed(&fact, |_| {});
+        }
+        pairing.finish(|_| {});
+        prop_assert_eq!(pairing.in_flight(), 0);
+    }
+}
