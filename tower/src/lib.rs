@@ -112,5 +112,10 @@ pub use policy::{Decision, Denial, ForwardAll, Policy};
 pub use prometheus::PrometheusObserver;
 pub use service::{McpService, RequestBody, ResponseFuture};
 
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// The error type of bodies the layer hands out.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;

@@ -184,7 +184,7 @@ where
         let Ok(response) = before(deadline, inner.call(request)).await else {
             return Ok(upstream_timeout(None));
         };
-        return Ok(respond(response?, None, &exchange).await);
+        return Ok(respond(response?, None, &exchange, deadline).await);
     }
 
     let bytes = match collect(body, shared.max_body_size, shared.idle_timeout, deadline).await {
@@ -257,7 +257,7 @@ where
     let Ok(response) = before(deadline, inner.call(request)).await else {
         return Ok(upstream_timeout(Some(&message)));
     };
-    Ok(respond(response?, Some(message), &exchange).await)
+    Ok(respond(response?, Some(message), &exchange, deadline).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -458,13 +458,14 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
 }
 
 /// The response path: a client notification or response accepted upstream gets 202 and no
-/// body; an `application/json` answer to a request is read whole, scanned and checked to
-/// answer the request's id (502 if not); an event stream is passed on as it arrives and
-/// observed; anything else passes untouched.
+/// body; an `application/json` answer to a request is read whole (before the request
+/// timeout), scanned and checked to answer the request's id (502 if not, 504 if late); an
+/// event stream is passed on as it arrives and observed; anything else passes untouched.
 async fn respond<ResB>(
     response: Response<ResB>,
     request: Option<OwnedMessage>,
     exchange: &Exchange,
+    deadline: Option<tokio::time::Instant>,
 ) -> Response<ResponseBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
@@ -504,7 +505,14 @@ where
         return Response::from_parts(parts, ResponseBody::plain(body));
     }
 
-    let collected = collect(body, shared.max_response_size, shared.idle_timeout, None).await;
+    // The client sees nothing before the body is checked: the request timeout goes on.
+    let collected = collect(
+        body,
+        shared.max_response_size,
+        shared.idle_timeout,
+        deadline,
+    )
+    .await;
     let mut event = Event {
         direction: Direction::ServerToClient,
         session: session.as_deref(),
@@ -540,6 +548,7 @@ where
     shared.observer.message(&event);
     match (collected, event.rejected) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
+        (Err(CollectError::Timeout), _) => upstream_timeout(Some(&request)),
         _ => {
             let answer = ErrorResponse::new(
                 INTERNAL_ERROR,

@@ -748,3 +748,59 @@ async fn the_service_is_a_tower_service_with_readiness() {
         .unwrap();
     assert_eq!(read(response).await, (StatusCode::OK, Bytes::from(OK)));
 }
+
+#[tokio::test]
+async fn header_check_modes() {
+    use rpcscan_tower::HeaderCheck;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let missing = (
+        StatusCode::BAD_REQUEST,
+        Bytes::from(error(
+            "1",
+            -32020,
+            "Header mismatch: Mcp-Method header is missing",
+        )),
+        0,
+    );
+    let lying = [("mcp-method", "tools/list")];
+    let differs = (
+        StatusCode::BAD_REQUEST,
+        Bytes::from(error(
+            "1",
+            -32020,
+            "Header mismatch: Mcp-Method header does not match the body",
+        )),
+        0,
+    );
+    let forwarded = (StatusCode::OK, Bytes::from(OK), 1);
+    let always = McpLayer::new().header_check(HeaderCheck::Always);
+    assert_eq!(send(&always, post(ping, &[])).await, missing);
+    assert_eq!(
+        send(&always, post(ping, &[("mcp-method", "ping")])).await,
+        forwarded
+    );
+    assert_eq!(send(&McpLayer::new(), post(ping, &lying)).await, differs);
+    let off = McpLayer::new().header_check(HeaderCheck::Off);
+    assert_eq!(send(&off, post(ping, &lying)).await, forwarded);
+}
+
+#[tokio::test]
+async fn a_json_answer_over_the_limit_is_502() {
+    let seen = Seen::default();
+    let service = McpLayer::new()
+        .max_response_size(10)
+        .layer(upstream(&seen, || json(200, OK)));
+    let got = read(
+        service
+            .oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let want = error(
+        "1",
+        -32603,
+        "Bad Gateway: the upstream's answer is not a response to this request",
+    );
+    assert_eq!(got, (StatusCode::BAD_GATEWAY, Bytes::from(want)));
+}
