@@ -85,6 +85,12 @@
 //! it, the [`Rejection`]. [`PrometheusObserver`] keeps counters and a latency histogram
 //! and renders them as Prometheus text.
 //!
+//! ## Gateway
+//!
+//! With the `gateway` feature, [`gateway`](crate#gateway) holds a hyper reverse proxy
+//! for one upstream server (`gateway::Upstream`, the inner service) and
+//! `gateway::serve`, an HTTP/1.1 accept loop; the `gateway` example is a ready binary.
+//!
 //! ## Runtime
 //!
 //! The timeouts use tokio's timer: run the service inside a tokio runtime with time
@@ -96,6 +102,8 @@
 
 mod body;
 mod collect;
+#[cfg(feature = "gateway")]
+pub mod gateway;
 mod layer;
 mod observe;
 mod policy;
