@@ -87,7 +87,7 @@
 //!
 //! ## Gateway
 //!
-//! With the `gateway` feature, [`gateway`](crate#gateway) holds a hyper reverse proxy
+//! With the `gateway` feature, the `gateway` module holds a hyper reverse proxy
 //! for one upstream server (`gateway::Upstream`, the inner service) and
 //! `gateway::serve`, an HTTP/1.1 accept loop; the `gateway` example is a ready binary.
 //!
@@ -116,7 +116,7 @@ pub use layer::{
     DEFAULT_MAX_RESPONSE_SIZE, DEFAULT_REQUEST_TIMEOUT,
 };
 pub use observe::{Direction, Event, NoObserver, Observer, Rejection};
-pub use policy::{Decision, Denial, ForwardAll, Policy};
+pub use policy::{policy_fn, Decision, Denial, ForwardAll, Policy};
 pub use prometheus::PrometheusObserver;
 pub use service::{McpService, RequestBody, ResponseFuture};
 

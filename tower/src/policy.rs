@@ -93,6 +93,25 @@ where
     }
 }
 
+/// Helps a closure's parameter types to be inferred (`|msg, mcp| ...`) where
+/// [`crate::McpLayer::policy`] alone would need them spelled out.
+///
+/// ```
+/// use rpcscan_tower::{policy_fn, Decision, McpLayer};
+///
+/// let layer = McpLayer::new().policy(policy_fn(|msg, _mcp| match msg.method() {
+///     Some(method) if method == "sampling/createMessage" => Decision::Forward,
+///     _ => Decision::Forward,
+/// }));
+/// # drop(layer);
+/// ```
+pub fn policy_fn<F>(f: F) -> F
+where
+    F: Fn(&Message<'_>, &Mcp<'_>) -> Decision + Send + Sync + 'static,
+{
+    f
+}
+
 /// Forwards everything (the default).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ForwardAll;

@@ -226,20 +226,36 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
             0
         )
     );
-    let seen = observer.messages.lock().unwrap();
-    assert_eq!(seen.len(), cases.len() + 1);
-    assert!(seen
-        .iter()
-        .all(|m| m.direction == Direction::ClientToServer && m.rejected.is_some()));
-    let header = cases
-        .iter()
-        .position(|c| c.0.starts_with("header says"))
-        .unwrap();
-    assert_eq!(seen[header].rejected, Some(Rejection::HeaderMismatch));
-    assert_eq!(
-        (seen[header].method.as_deref(), seen[header].tool.as_deref()),
-        (Some("tools/call"), Some("echo"))
-    );
+    {
+        let seen = observer.messages.lock().unwrap();
+        assert_eq!(seen.len(), cases.len() + 1);
+        assert!(seen
+            .iter()
+            .all(|m| m.direction == Direction::ClientToServer && m.rejected.is_some()));
+        let header = cases
+            .iter()
+            .position(|c| c.0.starts_with("header says"))
+            .unwrap();
+        assert_eq!(seen[header].rejected, Some(Rejection::HeaderMismatch));
+        assert_eq!(
+            (seen[header].method.as_deref(), seen[header].tool.as_deref()),
+            (Some("tools/call"), Some("echo"))
+        );
+    }
+
+    // Envelope mode reads the same members the same way: every case gets the same answer.
+    let envelope = McpLayer::new()
+        .validation(rpcscan::Validation::Envelope)
+        .max_body_size(128)
+        .max_header_size(256);
+    for (name, body, headers, status, want) in &cases {
+        let (got_status, got, calls) = send(&envelope, post(body.clone(), headers)).await;
+        assert_eq!(
+            (got_status.as_u16(), &*String::from_utf8_lossy(&got), calls),
+            (*status, want.as_str(), 0),
+            "envelope: {name}"
+        );
+    }
 }
 
 #[tokio::test]
@@ -307,7 +323,14 @@ async fn headers_that_match_are_forwarded_base64_and_escapes_included() {
 
 #[tokio::test]
 async fn allow_lists_compare_decoded_names() {
+    for validation in [rpcscan::Validation::Full, rpcscan::Validation::Envelope] {
+        allow_lists_compare_decoded_names_with(validation).await;
+    }
+}
+
+async fn allow_lists_compare_decoded_names_with(validation: rpcscan::Validation) {
     let layer = McpLayer::new()
+        .validation(validation)
         .allow_methods(["initialize", "tools/call", "notifications/initialized"])
         .allow_tools(["echo"]);
     #[rustfmt::skip]
@@ -331,7 +354,7 @@ async fn allow_lists_compare_decoded_names() {
         assert_eq!(
             (got_status.as_u16(), &*String::from_utf8_lossy(&got), calls),
             (*status, want.as_str(), want_calls),
-            "{body}"
+            "{validation:?}: {body}"
         );
     }
 }
