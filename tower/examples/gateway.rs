@@ -4,7 +4,7 @@
 //! cargo run -p rpcscan-tower --features gateway --example gateway -- \
 //!     --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3001/mcp \
 //!     [--metrics 127.0.0.1:9090] [--allow-tool NAME]... [--allow-method NAME]... \
-//!     [--allow-origin ORIGIN]... [--max-body BYTES] [--envelope]
+//!     [--allow-origin ORIGIN]... [--max-body BYTES] [--request-timeout-ms MS] [--envelope]
 //! ```
 //!
 //! `/metrics` (any path) on the `--metrics` address renders the Prometheus text.
@@ -19,7 +19,7 @@ use rpcscan_tower::{gateway, McpLayer, PrometheusObserver};
 use tower::{service_fn, Layer};
 
 fn usage(problem: &str) -> ! {
-    eprintln!("gateway: {problem}\nusage: gateway --listen ADDR --upstream URL [--metrics ADDR] [--allow-tool NAME]... [--allow-method NAME]... [--allow-origin ORIGIN]... [--max-body BYTES] [--envelope]");
+    eprintln!("gateway: {problem}\nusage: gateway --listen ADDR --upstream URL [--metrics ADDR] [--allow-tool NAME]... [--allow-method NAME]... [--allow-origin ORIGIN]... [--max-body BYTES] [--request-timeout-ms MS] [--envelope]");
     std::process::exit(2)
 }
 
@@ -47,6 +47,10 @@ async fn main() -> std::io::Result<()> {
             "--max-body" => match value.parse() {
                 Ok(max) => layer = layer.max_body_size(max),
                 Err(_) => usage("--max-body takes a number of bytes"),
+            },
+            "--request-timeout-ms" => match value.parse() {
+                Ok(ms) => layer = layer.request_timeout(Some(std::time::Duration::from_millis(ms))),
+                Err(_) => usage("--request-timeout-ms takes a number of milliseconds"),
             },
             _ => usage(&format!("unknown flag {flag}")),
         }
