@@ -197,7 +197,10 @@ impl SseInspector {
 
     fn rearm(&mut self) {
         if let Some((d, sleep)) = self.idle.as_mut() {
-            sleep.as_mut().reset(tokio::time::Instant::now() + *d);
+            // A timeout too long to represent never fires: leave the first deadline.
+            if let Some(at) = tokio::time::Instant::now().checked_add(*d) {
+                sleep.as_mut().reset(at);
+            }
         }
     }
 

@@ -47,10 +47,11 @@ where
     let mut len = 0usize;
     loop {
         let next = poll_fn(|cx| body.as_mut().poll_frame(cx));
-        let when = match (idle, deadline) {
-            (Some(idle), Some(at)) => Some(at.min(Instant::now() + idle)),
-            (Some(idle), None) => Some(Instant::now() + idle),
-            (None, at) => at,
+        // A timeout too long to represent is no timeout.
+        let idle_at = idle.and_then(|idle| Instant::now().checked_add(idle));
+        let when = match (idle_at, deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         };
         let frame = before(when, next)
             .await

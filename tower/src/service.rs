@@ -166,7 +166,7 @@ where
     let start = Instant::now();
     let deadline = shared
         .request_timeout
-        .map(|t| tokio::time::Instant::from_std(start) + t);
+        .and_then(|t| tokio::time::Instant::from_std(start).checked_add(t));
     let (mut parts, body) = request.into_parts();
     let exchange = Exchange {
         session: text(parts.headers.get(SESSION_ID)).map(str::to_owned),

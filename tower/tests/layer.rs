@@ -827,3 +827,31 @@ async fn a_json_answer_over_the_limit_is_502() {
     );
     assert_eq!(got, (StatusCode::BAD_GATEWAY, Bytes::from(want)));
 }
+
+#[tokio::test]
+async fn timeouts_too_long_to_represent_are_no_timeouts() {
+    let layer = McpLayer::new()
+        .request_timeout(Some(Duration::MAX))
+        .idle_timeout(Some(Duration::MAX));
+    let (status, _, calls) = send(
+        &layer,
+        post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]),
+    )
+    .await;
+    assert_eq!((status, calls), (StatusCode::OK, 1));
+    const EVENT: &[u8] = b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+    let seen = Seen::default();
+    let service = layer.layer(upstream(&seen, || {
+        sse(full(
+            &b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"[..],
+        ))
+    }));
+    let (status, body) = read(
+        service
+            .oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!((status, &body[..]), (StatusCode::OK, EVENT));
+}
