@@ -68,6 +68,7 @@
 //! | [`frame`], [`OwnedMessage`] | byte streams → frames (NDJSON, Content-Length, SSE, json-seq); owned messages |
 //! | [`mcp`], [`rewrite`], [`Field`] | gateway toolkit: MCP routing keys and header checks, id rewriting and correlation |
 //! | [`pair`] | responses matched to their requests over a whole log: pairs, orphans, duplicates, unanswered |
+//! | [`recover`] | the top-level id of a message too large to hold, found while it streams past |
 #![deny(missing_docs, clippy::undocumented_unsafe_blocks)]
 #![deny(unsafe_code)]
 

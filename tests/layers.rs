@@ -62,9 +62,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("message", &["message.rs"]),
     ("parser", &["parser.rs", "batch.rs"]),
     ("owned", &["owned.rs"]),
+    ("streaming id recovery", &["recover.rs"]),
     (
-        "API: frame, mcp, rewrite, json::validate, lib",
-        &["frame/", "mcp/", "rewrite.rs", "json/mod.rs", "lib.rs"],
+        "API: frame, mcp, rewrite, pair, json::validate, lib",
+        &["frame/", "mcp/", "rewrite.rs", "pair.rs", "json/mod.rs", "lib.rs"],
     ),
 ];
 

@@ -13,6 +13,12 @@
 //! updates the last event id. At end of input, an event without its terminating blank line
 //! is discarded (as in WHATWG), silently.
 //!
+//! **Non-message events** (docs/spec.md §7): an event whose `event` field is set to anything
+//! but `message` (the legacy HTTP+SSE transport's `event: endpoint`, custom server events)
+//! carries no JSON-RPC message. Its data is still handed out as a [`Frame`], so that a
+//! proxy can pass it on, but [`Frame::is_message`] is `false`: readers skip and count it,
+//! and never classify it (it is never `invalid`).
+//!
 //! Choices where docs/spec.md §7 is silent:
 //!
 //! * **Bytes, not text.** The data bytes are handed to the scanner as they are (WHATWG
@@ -382,6 +388,27 @@ impl Decode for SseDecoder {
     }
 }
 
+impl Frame {
+    /// Whether the frame carries a JSON-RPC message: always for NDJSON, Content-Length and
+    /// json-seq frames; for an SSE event, when its type is `message` (set or by default).
+    /// An event of any other type is a non-message event (docs/spec.md §7): pass it on,
+    /// count it, never classify it.
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcscan::frame::{Decode, SseDecoder};
+    ///
+    /// let mut decoder = SseDecoder::new();
+    /// let mut buf = BytesMut::from(&b"event: endpoint\ndata: /message?sessionId=1\n\ndata: {}\n\n"[..]);
+    /// let endpoint = decoder.decode(&mut buf).unwrap().unwrap();
+    /// assert_eq!((endpoint.event(), endpoint.is_message()), (Some("endpoint"), false));
+    /// assert!(decoder.decode(&mut buf).unwrap().unwrap().is_message());
+    /// ```
+    pub fn is_message(&self) -> bool {
+        matches!(self.event(), None | Some("message"))
+    }
+}
+
 fn parse_retry(value: &[u8]) -> Option<u64> {
     if value.is_empty() {
         return None;
@@ -399,5 +426,72 @@ fn utf8_or_lossy(bytes: Bytes) -> Bytes {
     match String::from_utf8_lossy(&bytes) {
         std::borrow::Cow::Borrowed(_) => bytes,
         std::borrow::Cow::Owned(text) => Bytes::from(text),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use bytes::BytesMut;
+
+    use super::*;
+
+    /// `(event type, is_message)` of every frame of `stream`, fed whole.
+    fn events(stream: &[u8]) -> Vec<(Option<String>, bool)> {
+        let mut decoder = SseDecoder::new();
+        let mut buf = BytesMut::from(stream);
+        let mut out = Vec::new();
+        while let Some(item) = decoder.decode_eof(&mut buf) {
+            let frame = item.unwrap();
+            out.push((frame.event().map(str::to_owned), frame.is_message()));
+        }
+        out
+    }
+
+    /// An event's type as the decoder reports it, and whether it carries a message.
+    type EventSeen<'a> = (Option<&'a str>, bool);
+
+    #[test]
+    fn only_message_events_carry_messages() {
+        let cases: &[(&[u8], &[EventSeen])] = &[
+            (b"data: {}\n\n", &[(None, true)]),
+            (b"event: message\ndata: {}\n\n", &[(Some("message"), true)]),
+            (b"event:\ndata: {}\n\n", &[(None, true)]), // empty type: the default
+            (
+                b"event: endpoint\ndata: /message?sessionId=abc\n\n",
+                &[(Some("endpoint"), false)],
+            ),
+            (b"event: Message\ndata: {}\n\n", &[(Some("Message"), false)]), // case matters
+            (
+                b"event: message \ndata: {}\n\n",
+                &[(Some("message "), false)],
+            ),
+            (
+                b"event: ping\ndata: {}\n\ndata: {}\n\n",
+                &[(Some("ping"), false), (None, true)],
+            ),
+            (
+                b"event: x\nevent: message\ndata: {}\n\n",
+                &[(Some("message"), true)],
+            ), // last wins
+            (b"event: endpoint\n\n", &[]), // no data: no frame at all
+        ];
+        for (stream, want) in cases {
+            let want: Vec<_> = want
+                .iter()
+                .map(|(e, m)| (e.map(str::to_owned), *m))
+                .collect();
+            assert_eq!(
+                events(stream),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(stream)
+            );
+        }
+    }
+
+    #[test]
+    fn other_framings_always_carry_messages() {
+        let frame = Frame::new(bytes::Bytes::from_static(b"{}"), 0, Some(0));
+        assert!(frame.is_message());
     }
 }

@@ -1,0 +1,564 @@
+//! [`McpService`]: the request path (head checks, body limit, one scan, header check,
+//! routing keys, allow-lists, policy) and the response path (JSON checked, SSE observed).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, ORIGIN};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{Either, Full};
+use rpcscan::mcp::{Mcp, McpHeaders};
+use rpcscan::response::{
+    ErrorResponse, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+};
+use rpcscan::{Kind, Message, OwnedMessage};
+use tower_service::Service;
+
+use crate::body::{ResponseBody, SseInspector};
+use crate::collect::{before, collect, CollectError};
+use crate::layer::{HeaderCheck, Shared};
+use crate::observe::{Direction, Event, Rejection};
+use crate::policy::Decision;
+use crate::BoxError;
+
+/// The body the inner service receives: a POST's body as the bytes that were scanned
+/// (`Left`), any other request's body untouched (`Right`).
+pub type RequestBody<B> = Either<Full<Bytes>, B>;
+
+/// The future of [`McpService`].
+pub type ResponseFuture<B, E> =
+    Pin<Box<dyn Future<Output = Result<Response<ResponseBody<B>>, E>> + Send>>;
+
+const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
+/// The service [`crate::McpLayer`] wraps around an inner service.
+#[derive(Clone)]
+pub struct McpService<S> {
+    inner: S,
+    shared: Arc<Shared>,
+}
+
+impl<S> McpService<S> {
+    pub(crate) fn new(inner: S, shared: Arc<Shared>) -> Self {
+        McpService { inner, shared }
+    }
+
+    /// The inner service.
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for McpService<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService")
+            .field("inner", &self.inner)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S, B, ResB> Service<Request<B>> for McpService<S>
+where
+    S: Service<Request<RequestBody<B>>, Response = Response<ResB>> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Send + 'static,
+    B: Body<Data = Bytes> + Send + 'static,
+    B::Error: Into<BoxError>,
+    ResB: Body<Data = Bytes> + Send + 'static,
+    ResB::Error: Into<BoxError>,
+{
+    type Response = Response<ResponseBody<ResB>>;
+    type Error = S::Error;
+    type Future = ResponseFuture<ResB, S::Error>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        // The ready service answers this call; its clone waits for the next poll_ready.
+        let clone = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(handle(inner, Arc::clone(&self.shared), request))
+    }
+}
+
+/// What the layer answers instead of the inner service.
+struct Reject {
+    status: StatusCode,
+    body: Vec<u8>,
+    rejection: Rejection,
+    code: i64,
+}
+
+impl Reject {
+    fn new(
+        status: StatusCode,
+        rejection: Rejection,
+        response: ErrorResponse<'_>,
+        code: i64,
+    ) -> Self {
+        Reject {
+            status,
+            body: response.to_vec(),
+            rejection,
+            code,
+        }
+    }
+
+    fn respond<B>(self) -> Response<ResponseBody<B>> {
+        reply(self.status, self.body)
+    }
+}
+
+fn reply<B>(status: StatusCode, body: Vec<u8>) -> Response<ResponseBody<B>> {
+    let mut response = Response::new(ResponseBody::full(Bytes::from(body)));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// The per-request context of the response path.
+struct Exchange {
+    shared: Arc<Shared>,
+    session: Option<String>,
+    start: Instant,
+}
+
+impl Exchange {
+    fn observe_rejected(&self, reject: &Reject) {
+        self.shared.observer.message(&Event {
+            direction: Direction::ClientToServer,
+            session: self.session.as_deref(),
+            kind: Kind::Invalid,
+            method: None,
+            tool: None,
+            error_code: Some(reject.code),
+            latency: None,
+            rejected: Some(reject.rejection),
+        });
+    }
+}
+
+async fn handle<S, B, ResB>(
+    mut inner: S,
+    shared: Arc<Shared>,
+    request: Request<B>,
+) -> Result<Response<ResponseBody<ResB>>, S::Error>
+where
+    S: Service<Request<RequestBody<B>>, Response = Response<ResB>>,
+    B: Body<Data = Bytes>,
+    B::Error: Into<BoxError>,
+    ResB: Body<Data = Bytes>,
+    ResB::Error: Into<BoxError>,
+{
+    let start = Instant::now();
+    let deadline = shared
+        .request_timeout
+        .and_then(|t| tokio::time::Instant::from_std(start).checked_add(t));
+    let (mut parts, body) = request.into_parts();
+    let exchange = Exchange {
+        session: text(parts.headers.get(SESSION_ID)).map(str::to_owned),
+        shared,
+        start,
+    };
+    let shared = &exchange.shared;
+
+    if let Some(reject) = check_head(shared, &parts.headers) {
+        exchange.observe_rejected(&reject);
+        return Ok(reject.respond());
+    }
+    if parts.method != Method::POST {
+        let request = Request::from_parts(parts, Either::Right(body));
+        let Ok(response) = before(deadline, inner.call(request)).await else {
+            return Ok(upstream_timeout(None));
+        };
+        return Ok(respond(response?, None, &exchange, deadline).await);
+    }
+
+    let bytes = match collect(body, shared.max_body_size, shared.idle_timeout, deadline).await {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let (status, rejection, message) = match e {
+                CollectError::TooLarge => (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    Rejection::BodyTooLarge,
+                    "Invalid Request: body too large",
+                ),
+                CollectError::Timeout => (
+                    StatusCode::REQUEST_TIMEOUT,
+                    Rejection::Timeout,
+                    "Invalid Request: body not received in time",
+                ),
+                CollectError::Body => (
+                    StatusCode::BAD_REQUEST,
+                    Rejection::BodyError,
+                    "Invalid Request: body could not be read",
+                ),
+            };
+            let reject = Reject::new(
+                status,
+                rejection,
+                ErrorResponse::new(INVALID_REQUEST, message),
+                INVALID_REQUEST,
+            );
+            exchange.observe_rejected(&reject);
+            return Ok(reject.respond());
+        }
+    };
+    let message = match OwnedMessage::parse(&shared.parser, bytes) {
+        Ok(message) => message,
+        Err(invalid) => {
+            let reject = Reject::new(
+                StatusCode::BAD_REQUEST,
+                Rejection::Invalid,
+                invalid.response(),
+                invalid.code(),
+            );
+            exchange.observe_rejected(&reject);
+            return Ok(reject.respond());
+        }
+    };
+    {
+        let msg = message.as_message();
+        let mcp = msg.mcp();
+        let verdict = check_message(shared, &parts.headers, &msg, &mcp);
+        shared.observer.message(&Event {
+            direction: Direction::ClientToServer,
+            session: exchange.session.as_deref(),
+            kind: msg.kind(),
+            method: msg.method(),
+            tool: mcp.tool_name(),
+            error_code: match &verdict {
+                Err(reject) => Some(reject.code),
+                Ok(()) => msg.error_code().and_then(|c| c.as_i64()),
+            },
+            latency: None,
+            rejected: verdict.as_ref().err().map(|r| r.rejection),
+        });
+        if let Err(reject) = verdict {
+            return Ok(reject.respond());
+        }
+    }
+
+    parts.extensions.insert(message.clone());
+    let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
+    let Ok(response) = before(deadline, inner.call(request)).await else {
+        return Ok(upstream_timeout(Some(&message)));
+    };
+    Ok(respond(response?, Some(message), &exchange, deadline).await)
+}
+
+/// Checks that need only the head: header block size and `Origin`.
+fn check_head(shared: &Shared, headers: &HeaderMap) -> Option<Reject> {
+    let size = headers.iter().fold(0usize, |n, (name, value)| {
+        n.saturating_add(name.as_str().len())
+            .saturating_add(value.len())
+    });
+    if size > shared.max_header_size {
+        return Some(Reject::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Rejection::HeadersTooLarge,
+            ErrorResponse::new(INVALID_REQUEST, "Invalid Request: headers too large"),
+            INVALID_REQUEST,
+        ));
+    }
+    if let Some(allowed) = &shared.origins {
+        if headers.get_all(ORIGIN).iter().any(|o| !allowed.contains(o)) {
+            return Some(Reject::new(
+                StatusCode::FORBIDDEN,
+                Rejection::Origin,
+                ErrorResponse::new(INVALID_REQUEST, "Forbidden: Origin not allowed"),
+                INVALID_REQUEST,
+            ));
+        }
+    }
+    if headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+        .is_some_and(|n| n > shared.max_body_size as u64)
+    {
+        return Some(Reject::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            Rejection::BodyTooLarge,
+            ErrorResponse::new(INVALID_REQUEST, "Invalid Request: body too large"),
+            INVALID_REQUEST,
+        ));
+    }
+    None
+}
+
+/// The checks on a valid client message, in order: MCP headers, duplicate routing keys,
+/// method allow-list, tool allow-list, the user's policy.
+fn check_message(
+    shared: &Shared,
+    headers: &HeaderMap,
+    msg: &Message<'_>,
+    mcp: &Mcp<'_>,
+) -> Result<(), Reject> {
+    let id = msg.id().map(|id| id.raw());
+    let mirrored = [MCP_METHOD, MCP_NAME];
+    let applies = match shared.header_check {
+        HeaderCheck::Always => true,
+        HeaderCheck::Off => false,
+        HeaderCheck::WhenPresent => {
+            // A duplicated `_meta` says nothing about the version: the routing-key check
+            // below answers it.
+            mirrored.iter().any(|h| headers.contains_key(h))
+                || mcp.protocol_version().unique().is_some()
+        }
+    };
+    if applies {
+        // Two values of one header: an intermediary may route on either; the check on one.
+        for (name, message) in [
+            (
+                MCP_METHOD,
+                "Header mismatch: Mcp-Method header appears more than once",
+            ),
+            (
+                MCP_NAME,
+                "Header mismatch: Mcp-Name header appears more than once",
+            ),
+            (
+                MCP_PROTOCOL_VERSION,
+                "Header mismatch: MCP-Protocol-Version header appears more than once",
+            ),
+        ] {
+            if headers.get_all(&name).iter().nth(1).is_some() {
+                return Err(Reject::new(
+                    StatusCode::BAD_REQUEST,
+                    Rejection::HeaderMismatch,
+                    with_id(ErrorResponse::new(HEADER_MISMATCH, message), id),
+                    HEADER_MISMATCH,
+                ));
+            }
+        }
+        let mut check = McpHeaders::new();
+        if let Some(v) = headers.get(MCP_METHOD) {
+            check = check.method(v.as_bytes());
+        }
+        if let Some(v) = headers.get(MCP_NAME) {
+            check = check.name(v.as_bytes());
+        }
+        if let Some(v) = headers.get(MCP_PROTOCOL_VERSION) {
+            check = check.protocol_version(v.as_bytes());
+        }
+        if let Err(mismatch) = check.check_with(msg, mcp) {
+            return Err(Reject {
+                status: StatusCode::from_u16(mismatch.http_status())
+                    .unwrap_or(StatusCode::BAD_REQUEST),
+                body: mismatch.response().to_vec(),
+                rejection: Rejection::HeaderMismatch,
+                code: HEADER_MISMATCH,
+            });
+        }
+    }
+
+    let asks = matches!(msg.kind(), Kind::Request | Kind::Notification);
+    if asks
+        && shared.reject_duplicate_routing_keys
+        && [mcp.name(), mcp.uri(), mcp.meta()]
+            .iter()
+            .any(|f| f.is_duplicate())
+    {
+        return Err(Reject::new(
+            StatusCode::BAD_REQUEST,
+            Rejection::DuplicateRoutingKey,
+            with_id(
+                ErrorResponse::new(
+                    INVALID_REQUEST,
+                    "Invalid Request: duplicate routing key in params",
+                ),
+                id,
+            ),
+            INVALID_REQUEST,
+        ));
+    }
+    let deny = |code: i64, message: &str, status: Option<StatusCode>, rejection| {
+        let status = status.unwrap_or(if msg.kind() == Kind::Request {
+            StatusCode::OK
+        } else {
+            StatusCode::BAD_REQUEST
+        });
+        Reject::new(
+            status,
+            rejection,
+            with_id(ErrorResponse::new(code, message), id),
+            code,
+        )
+    };
+    if let (true, Some(methods), Some(method)) = (asks, &shared.methods, msg.method()) {
+        if !methods.allows(method) {
+            return Err(deny(
+                METHOD_NOT_FOUND,
+                "Method not found",
+                None,
+                Rejection::MethodNotAllowed,
+            ));
+        }
+    }
+    if let (Some(tools), Some(method)) = (&shared.tools, msg.method()) {
+        if asks && method == "tools/call" && !mcp.tool_name().is_some_and(|t| tools.allows(t)) {
+            return Err(deny(
+                INVALID_PARAMS,
+                "Invalid params: unknown tool",
+                None,
+                Rejection::ToolNotAllowed,
+            ));
+        }
+    }
+    match shared.policy.decide(msg, mcp) {
+        Decision::Forward => Ok(()),
+        Decision::Deny(denial) => Err(deny(
+            denial.code(),
+            denial.message(),
+            denial.http_status(),
+            Rejection::Policy,
+        )),
+    }
+}
+
+/// `response` echoing `id` (`null` when `None`).
+fn with_id<'r>(response: ErrorResponse<'r>, id: Option<&'r [u8]>) -> ErrorResponse<'r> {
+    match id {
+        Some(id) => response.id(id),
+        None => response,
+    }
+}
+
+fn upstream_timeout<B>(request: Option<&OwnedMessage>) -> Response<ResponseBody<B>> {
+    let response = ErrorResponse::new(INTERNAL_ERROR, "Gateway Timeout: no answer from upstream");
+    let response = match request.and_then(|r| r.id()) {
+        Some(id) => response.id(id.raw()),
+        None => response,
+    };
+    reply(StatusCode::GATEWAY_TIMEOUT, response.to_vec())
+}
+
+fn text(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok())
+}
+
+/// The media type of a `Content-Type` value, lower-cased, without parameters.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = text(headers.get(CONTENT_TYPE))?;
+    let essence = value.split(';').next().unwrap_or_default().trim();
+    Some(essence.to_ascii_lowercase())
+}
+
+/// The response path: a client notification or response accepted upstream gets 202 and no
+/// body; an `application/json` answer to a request is read whole (before the request
+/// timeout), scanned and checked to answer the request's id (502 if not, 504 if late); an
+/// event stream is passed on as it arrives and observed; anything else passes untouched.
+async fn respond<ResB>(
+    response: Response<ResB>,
+    request: Option<OwnedMessage>,
+    exchange: &Exchange,
+    deadline: Option<tokio::time::Instant>,
+) -> Response<ResponseBody<ResB>>
+where
+    ResB: Body<Data = Bytes>,
+    ResB::Error: Into<BoxError>,
+{
+    let shared = &exchange.shared;
+    let (mut parts, body) = response.into_parts();
+    let session = text(parts.headers.get(SESSION_ID))
+        .map(str::to_owned)
+        .or_else(|| exchange.session.clone());
+    let media = media_type(&parts.headers);
+
+    let asked = request.as_ref().is_some_and(|r| r.kind() == Kind::Request);
+    if request.is_some() && !asked && parts.status.is_success() {
+        // MCP Streamable HTTP: an accepted notification or response gets 202, no body.
+        parts.status = StatusCode::ACCEPTED;
+        parts.headers.remove(CONTENT_TYPE);
+        parts.headers.remove(CONTENT_LENGTH);
+        return Response::from_parts(parts, ResponseBody::full(Bytes::new()));
+    }
+    if media.as_deref() == Some("text/event-stream") {
+        let inspector = SseInspector::new(
+            shared.parser,
+            shared.max_response_size,
+            Arc::clone(&shared.observer),
+            session,
+            request,
+            exchange.start,
+            shared.idle_timeout,
+        );
+        return Response::from_parts(parts, ResponseBody::sse(body, inspector));
+    }
+    let Some(request) = request.filter(|_| asked) else {
+        return Response::from_parts(parts, ResponseBody::plain(body));
+    };
+    if media.as_deref() != Some("application/json") || !parts.status.is_success() {
+        return Response::from_parts(parts, ResponseBody::plain(body));
+    }
+
+    // The client sees nothing before the body is checked: the request timeout goes on.
+    let collected = collect(
+        body,
+        shared.max_response_size,
+        shared.idle_timeout,
+        deadline,
+    )
+    .await;
+    let mut event = Event {
+        direction: Direction::ServerToClient,
+        session: session.as_deref(),
+        kind: Kind::Invalid,
+        method: request.method(),
+        tool: request.mcp().tool_name(),
+        error_code: None,
+        latency: Some(exchange.start.elapsed()),
+        rejected: Some(Rejection::UpstreamMismatch),
+    };
+    let reason = match &collected {
+        Ok(bytes) => match shared.parser.parse(bytes) {
+            Ok(msg) => {
+                event.kind = msg.kind();
+                event.error_code = msg.error_code().and_then(|c| c.as_i64());
+                if msg.kind().is_response() && msg.id() == request.id() {
+                    event.rejected = None;
+                }
+                None
+            }
+            Err(invalid) => {
+                event.error_code = Some(invalid.code());
+                None
+            }
+        },
+        Err(CollectError::TooLarge) => Some(Rejection::BodyTooLarge),
+        Err(CollectError::Timeout) => Some(Rejection::Timeout),
+        Err(CollectError::Body) => Some(Rejection::BodyError),
+    };
+    if let Some(reason) = reason {
+        event.rejected = Some(reason);
+    }
+    shared.observer.message(&event);
+    match (collected, event.rejected) {
+        (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
+        (Err(CollectError::Timeout), _) => upstream_timeout(Some(&request)),
+        _ => {
+            let answer = ErrorResponse::new(
+                INTERNAL_ERROR,
+                "Bad Gateway: the upstream's answer is not a response to this request",
+            );
+            let answer = match request.id() {
+                Some(id) => answer.id(id.raw()),
+                None => answer,
+            };
+            reply(StatusCode::BAD_GATEWAY, answer.to_vec())
+        }
+    }
+}
