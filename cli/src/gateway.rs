@@ -146,15 +146,18 @@ async fn serve(args: GatewayArgs) -> u8 {
         allow_tools: args.allow_tool,
         deny_tools: args.deny_tool,
     });
-    let metrics = Arc::new(PrometheusObserver::new());
+    // Counting costs a lock per message: only when someone reads the counts.
+    let metrics = args.metrics.map(|_| Arc::new(PrometheusObserver::new()));
     let mut layer = McpLayer::new()
         .max_body_size(args.max_body_size)
-        .request_timeout(Some(args.request_timeout).filter(|t| !t.is_zero()))
-        .observer(Record {
-            metrics: Arc::clone(&metrics),
+        .request_timeout(Some(args.request_timeout).filter(|t| !t.is_zero()));
+    if metrics.is_some() || log.on() {
+        layer = layer.observer(Record {
+            metrics: metrics.clone(),
             log,
             policy: Arc::clone(&policy),
         });
+    }
     if !policy.is_open() {
         layer = layer.policy(Globs(policy));
     }
@@ -186,7 +189,7 @@ async fn serve(args: GatewayArgs) -> u8 {
             args.upstream
         );
     }
-    if let Some(listener) = metrics_listener {
+    if let (Some(listener), Some(metrics)) = (metrics_listener, metrics) {
         if let Ok(at) = listener.local_addr() {
             eprintln!("rpcscan gateway: metrics on http://{at}/metrics");
         }
@@ -234,14 +237,16 @@ impl rpcscan_tower::Policy for Globs {
 
 /// The observer: Prometheus counters, and the `--log` records.
 struct Record {
-    metrics: Arc<PrometheusObserver>,
+    metrics: Option<Arc<PrometheusObserver>>,
     log: Log,
     policy: Arc<Policy>,
 }
 
 impl Observer for Record {
     fn message(&self, event: &Event<'_>) {
-        self.metrics.message(event);
+        if let Some(metrics) = &self.metrics {
+            metrics.message(event);
+        }
         if !self.log.on() {
             return;
         }
@@ -301,7 +306,9 @@ impl Observer for Record {
     }
 
     fn non_message_event(&self, direction: Direction, session: Option<&str>, event: &str) {
-        self.metrics.non_message_event(direction, session, event);
+        if let Some(metrics) = &self.metrics {
+            metrics.non_message_event(direction, session, event);
+        }
         self.log.event(log::Event {
             from: Some(direction.as_str()),
             reason: Some(event),
