@@ -6,14 +6,19 @@
 //! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
 //! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
+//! | `gateway.rs` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
+//! | `policy.rs`, `log.rs` | the policy flags and `--log` records of both gateways |
 //! | `json.rs` | the little JSON the CLI writes itself |
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod classify;
 mod filter;
+mod gateway;
 mod input;
 mod json;
+mod log;
 mod pair;
+mod policy;
 mod proxy;
 mod respond;
 mod stats;
@@ -123,6 +128,9 @@ Bare NDJSON has no timestamps: latencies and --timeout need them.")]
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
     Proxy(proxy::ProxyArgs),
+    /// Put a checking, logging gateway in front of an MCP Streamable HTTP server.
+    #[command(after_help = gateway::AFTER_HELP)]
+    Gateway(gateway::GatewayArgs),
 }
 
 /// Options every subcommand takes, listed under their own heading in `--help`.
@@ -410,5 +418,6 @@ fn main() -> ExitCode {
         }
         Cmd::Pair(args) => pair::main(args, &mut out),
         Cmd::Proxy(args) => proxy::run(args),
+        Cmd::Gateway(args) => gateway::run(args),
     }
 }

@@ -35,6 +35,8 @@ pub struct Tally {
     /// Raw `error.code` literal → error responses.
     codes: HashMap<Box<[u8]>, u64>,
     other_codes: u64,
+    /// SSE events of another type than `message` (not messages, docs/spec.md §7).
+    non_message_events: u64,
     /// Decoding space for escaped method names (reused, never per message).
     scratch: String,
 }
@@ -80,8 +82,13 @@ impl Command for Stats {
         false
     }
 
+    fn non_message_event(&self, _offset: u64, _event: &str, t: &mut Tally) {
+        t.non_message_events += 1;
+    }
+
     fn merge(&self, into: &mut Tally, from: Tally) {
         into.messages += from.messages;
+        into.non_message_events += from.non_message_events;
         for (a, b) in into.kinds.iter_mut().zip(from.kinds) {
             *a += b;
         }
@@ -231,7 +238,9 @@ impl Stats {
             o.push(b':');
             write_u64(&mut o, n);
         }
-        o.extend_from_slice(b"}}\n");
+        o.extend_from_slice(b"},\"sse_non_message_events\":");
+        write_u64(&mut o, t.non_message_events);
+        o.extend_from_slice(b"}\n");
         o
     }
 
@@ -246,6 +255,14 @@ impl Stats {
             human_bytes(bytes as f64)
         );
         let _ = writeln!(s, "{:<16}{secs:.3} s", "elapsed");
+        if t.non_message_events > 0 {
+            // Not messages (docs/spec.md §7): outside the kind table and its shares.
+            let _ = writeln!(
+                s,
+                "{:<16}{} (SSE events of another type than message)",
+                "non-message", t.non_message_events
+            );
+        }
         let _ = writeln!(
             s,
             "{:<16}{}/s, {:.0} messages/s",

@@ -1081,3 +1081,43 @@ fn shared_options_have_their_own_help_heading() {
     let filter = run(&["filter", "--help"], In::Null).stdout;
     assert!(filter.contains("[possible values: request, notification, result, error, invalid]"));
 }
+
+/// A capture of the legacy HTTP+SSE transport: its `endpoint` event and a custom event
+/// carry no JSON-RPC message (docs/spec.md §7), so they are skipped and counted, never
+/// `invalid`.
+#[test]
+fn sse_non_message_events_are_skipped_and_counted() {
+    let capture = concat!(
+        "event: endpoint\ndata: /message?sessionId=abc\n\n",
+        "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",
+        "event: custom\ndata: not json\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n",
+    );
+    let path = file("legacy.sse", capture.as_bytes());
+    for args in [
+        vec!["classify", "--check", p(&path)],
+        vec!["classify", "--check", "--framing", "sse", p(&path)],
+    ] {
+        let out = run(&args, In::Null);
+        assert_eq!(out.code, Some(0), "{args:?}: {out:?}");
+        assert_eq!(out.lines(), ["result", "notification"], "{args:?}");
+    }
+    let piped = run(&["classify", "--check"], In::Pipe(capture.as_bytes()));
+    assert_eq!(
+        (piped.code, piped.lines()),
+        (Some(0), vec!["result", "notification"])
+    );
+
+    let stats = run(&["stats", "--json", p(&path)], In::Null);
+    let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();
+    assert_eq!(v["messages"], 2, "{stats:?}");
+    assert_eq!(v["kinds"]["invalid"], 0);
+    assert_eq!(v["sse_non_message_events"], 2);
+    let table = run(&["stats", p(&path)], In::Null);
+    assert!(table.stdout.contains("non-message     2"), "{table:?}");
+
+    let invalid = run(&["filter", "--invalid", "-c", p(&path)], In::Null);
+    assert_eq!(invalid.lines(), ["0"], "{invalid:?}");
+    let all = run(&["filter", "--kind", "result", p(&path)], In::Null);
+    assert_eq!(all.lines(), [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#]);
+}

@@ -220,6 +220,7 @@ impl SseInspector {
                     error_code: None,
                     latency,
                     rejected: None,
+                    bytes: None,
                 });
                 return;
             }
@@ -248,6 +249,7 @@ impl SseInspector {
                     error_code,
                     latency,
                     rejected: None,
+                    bytes: Some(frame.bytes()),
                 });
                 return;
             }
@@ -260,6 +262,7 @@ impl SseInspector {
                 error_code: Some(invalid.code()),
                 latency,
                 rejected: None,
+                bytes: Some(frame.bytes()),
             },
         };
         self.observer.message(&event);

@@ -99,6 +99,9 @@ pub struct Event<'a> {
     pub latency: Option<Duration>,
     /// Why the layer stopped it; `None` when it was passed on.
     pub rejected: Option<Rejection>,
+    /// The message's bytes as they travel (a POST body, a JSON answer, an SSE event's
+    /// data), when the layer read them: an audit log can keep them verbatim.
+    pub bytes: Option<&'a [u8]>,
 }
 
 /// Sees every message the layer classifies. Called inline on the request path and while

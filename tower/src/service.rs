@@ -137,7 +137,8 @@ struct Exchange {
 }
 
 impl Exchange {
-    fn observe_rejected(&self, reject: &Reject) {
+    /// `bytes`: the body, when it was read.
+    fn observe_rejected(&self, reject: &Reject, bytes: Option<&[u8]>) {
         self.shared.observer.message(&Event {
             direction: Direction::ClientToServer,
             session: self.session.as_deref(),
@@ -147,6 +148,7 @@ impl Exchange {
             error_code: Some(reject.code),
             latency: None,
             rejected: Some(reject.rejection),
+            bytes,
         });
     }
 }
@@ -176,7 +178,7 @@ where
     let shared = &exchange.shared;
 
     if let Some(reject) = check_head(shared, &parts.headers) {
-        exchange.observe_rejected(&reject);
+        exchange.observe_rejected(&reject, None);
         return Ok(reject.respond());
     }
     if parts.method != Method::POST {
@@ -213,11 +215,11 @@ where
                 ErrorResponse::new(INVALID_REQUEST, message),
                 INVALID_REQUEST,
             );
-            exchange.observe_rejected(&reject);
+            exchange.observe_rejected(&reject, None);
             return Ok(reject.respond());
         }
     };
-    let message = match OwnedMessage::parse(&shared.parser, bytes) {
+    let message = match OwnedMessage::parse(&shared.parser, bytes.clone()) {
         Ok(message) => message,
         Err(invalid) => {
             let reject = Reject::new(
@@ -226,7 +228,7 @@ where
                 invalid.response(),
                 invalid.code(),
             );
-            exchange.observe_rejected(&reject);
+            exchange.observe_rejected(&reject, Some(&bytes));
             return Ok(reject.respond());
         }
     };
@@ -246,6 +248,7 @@ where
             },
             latency: None,
             rejected: verdict.as_ref().err().map(|r| r.rejection),
+            bytes: Some(message.bytes()),
         });
         if let Err(reject) = verdict {
             return Ok(reject.respond());
@@ -522,6 +525,7 @@ where
         error_code: None,
         latency: Some(exchange.start.elapsed()),
         rejected: Some(Rejection::UpstreamMismatch),
+        bytes: collected.as_ref().ok().map(|b| &b[..]),
     };
     let reason = match &collected {
         Ok(bytes) => match shared.parser.parse(bytes) {
@@ -546,7 +550,8 @@ where
         event.rejected = Some(reason);
     }
     shared.observer.message(&event);
-    match (collected, event.rejected) {
+    let rejected = event.rejected;
+    match (collected, rejected) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
         (Err(CollectError::Timeout), _) => upstream_timeout(Some(&request)),
         _ => {

@@ -179,6 +179,13 @@ pub trait Command: Sync {
     /// Handles one message: append output to `out`, count into `tally`.
     fn item(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, tally: &mut Self::Tally);
 
+    /// An SSE event whose type is not `message` (the legacy transport's `endpoint`, custom
+    /// server events) at byte `offset`: it carries no JSON-RPC message, so it is neither a
+    /// message nor `invalid` (docs/spec.md §7). Skipped unless the subcommand counts it.
+    fn non_message_event(&self, offset: u64, event: &str, tally: &mut Self::Tally) {
+        let _ = (offset, event, tally);
+    }
+
     /// Adds a later block's tally to an earlier one.
     fn merge(&self, into: &mut Self::Tally, from: Self::Tally);
 

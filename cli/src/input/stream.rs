@@ -79,6 +79,11 @@ impl<C: Command> Stream<'_, C> {
                 };
                 match next {
                     None => break,
+                    Some(Ok(frame)) if !frame.is_message() => self.cmd.non_message_event(
+                        frame.offset(),
+                        frame.event().unwrap_or_default(),
+                        self.tally,
+                    ),
                     Some(Ok(frame)) => self.message(frame.offset(), frame.bytes()),
                     Some(Err(e)) => self.bad_frame(&e),
                 }

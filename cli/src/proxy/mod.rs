@@ -6,9 +6,10 @@
 //! |---|---|
 //! | `mod.rs` | the options, the tasks (two readers, two writers) and the shutdown |
 //! | `route.rs` | the decisions per message: policy, id rewriting, cancellation, answers |
-//! | `policy.rs` | `--allow-method`, `--deny-method`, `--allow-tool`, `--deny-tool` |
 //! | `child.rs` | the server in its own process group: signals, kill |
-//! | `log.rs` | `--log FILE`: one JSON record per message or decision |
+//!
+//! The policy flags (`crate::policy`) and the `--log` records (`crate::log`) are shared
+//! with `rpcscan gateway`.
 //!
 //! **Shutdown.** When the client closes stdin, the server's stdin is closed; if the server
 //! is still running after `--grace` it gets SIGTERM, and after another `--grace` SIGKILL.
@@ -18,8 +19,6 @@
 //! server's status (128 + signal when it was killed).
 
 mod child;
-mod log;
-mod policy;
 mod route;
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -41,8 +40,9 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::{sleep_until, timeout, Instant};
 use tokio_util::codec::FramedRead;
 
-use self::log::Event;
 use self::route::{Out, Router};
+use crate::log::{self, Event};
+use crate::policy;
 
 pub const AFTER_HELP: &str = "\
 By default everything is forwarded. Requests get a fresh integer id on the way to the server
@@ -107,7 +107,7 @@ pub struct ProxyArgs {
 }
 
 /// `5s`, `250ms`, `1.5`, `2m` → a duration.
-fn parse_duration(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

@@ -26,8 +26,8 @@ use rpcscan::response::{
 use rpcscan::rewrite::{self, Correlation};
 use rpcscan::{Id, Kind, Message, Parser};
 
-use super::log::{Event, Log};
-use super::policy::{Denial, Policy};
+use crate::log::{Event, Log};
+use crate::policy::{Denial, Policy};
 
 /// -32000 (a JSON-RPC implementation-defined server error): `--max-in-flight` reached.
 pub const OVERLOADED: i64 = -32000;

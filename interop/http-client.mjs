@@ -1,8 +1,15 @@
 // Runs the same MCP session against URL (argv[2]) with the official TypeScript SDK client
-// over Streamable HTTP and prints a normalized transcript.
+// over Streamable HTTP and prints a normalized transcript (interop/http.sh compares the
+// direct run with the one through `rpcscan gateway`).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  GetTaskResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const url = new URL(process.argv[2]);
 const out = [];
@@ -30,6 +37,22 @@ log("resources", resources.resources.length);
 log("read", (await client.readResource({ uri: resources.resources[0].uri })).contents.length);
 const prompts = await client.listPrompts();
 log("prompts", prompts.prompts.map((p) => p.name).sort());
+// A task-augmented call, followed to its end with tasks/get and tasks/result.
+const created = await client.request(
+  { method: "tools/call", params: { name: "simulate-research-query", arguments: { topic: "pipes" }, task: { ttl: 60000 } } },
+  CreateTaskResultSchema,
+);
+let task = "still working";
+for (let i = 0; i < 200; i++) {
+  const got = await client.request({ method: "tasks/get", params: { taskId: created.task.taskId } }, GetTaskResultSchema);
+  if (!["working", "input_required"].includes(got.status)) {
+    const result = await client.request({ method: "tasks/result", params: { taskId: created.task.taskId } }, CallToolResultSchema);
+    task = { status: got.status, isError: result.isError ?? false };
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
+log("task", task);
 const many = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map((i) => client.callTool({ name: "get-sum", arguments: { a: i, b: i } })));
 log("concurrent", many.map((r) => r.content[0].text));
 const controller = new AbortController();

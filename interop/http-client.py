@@ -5,6 +5,8 @@ import asyncio
 import json
 import sys
 
+import anyio
+
 from mcp import types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -54,6 +56,13 @@ async def main(url):
             out.append(["prompts", sorted(p.name for p in prompts.prompts)])
             many = await asyncio.gather(*(session.call_tool("get-sum", {"a": i, "b": i}) for i in range(1, 9)))
             out.append(["concurrent", [texts(r)[0] for r in many]])
+            # Cancellation: the client gives up (notifications/cancelled); the session goes on.
+            cancelled = "cancelled"
+            with anyio.move_on_after(0.3):
+                await session.call_tool("trigger-long-running-operation", {"duration": 3, "steps": 30})
+                cancelled = "completed despite the cancellation"
+            out.append(["cancel", cancelled])
+            out.append(["after_cancel", texts(await session.call_tool("get-sum", {"a": 1, "b": 1}))])
     print(json.dumps(out, indent=1))
 
 

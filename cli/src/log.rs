@@ -1,5 +1,6 @@
-//! `rpcscan proxy --log FILE`: every message of both directions, and every decision the
-//! proxy takes itself, as one JSON object per line.
+//! `rpcscan proxy --log FILE` and `rpcscan gateway --log FILE`: every message of both
+//! directions, and every decision the proxy (or gateway) takes itself, as one JSON object
+//! per line.
 //!
 //! ```text
 //! {"ts":"2026-12-01T15:24:31.123456Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":"a","method":"tools/list"}}
@@ -19,6 +20,11 @@
 //!   `server`, when the event is about a message), and may have `id` (raw, verbatim),
 //!   `reason` (a string), `raw` (an invalid message as a JSON string, at most 1 KiB of it,
 //!   invalid UTF-8 replaced), `size` and `code`.
+//! * `rpcscan gateway` records may also have `session`: the exchange's `Mcp-Session-Id`
+//!   (one gateway carries many sessions). Its `proxy` events are the layer's rejections
+//!   (`invalid`, `oversized`, `denied`, `header_mismatch`, `duplicate_routing_key`,
+//!   `timeout`, `origin`, `upstream_mismatch`, ...) and `non_message` (an SSE event of
+//!   another type than `message`, its type in `reason`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -92,7 +98,7 @@ fn write_loop(rx: Receiver<Line>, mut out: BufWriter<File>) {
     let mut write = |out: &mut BufWriter<File>, record: &[u8]| {
         if !failed {
             if let Err(e) = out.write_all(record) {
-                eprintln!("rpcscan proxy: --log: {e}");
+                eprintln!("rpcscan: --log: {e}");
                 failed = true;
             }
         }
@@ -126,6 +132,8 @@ pub struct Event<'a> {
     pub raw: Option<&'a [u8]>,
     pub size: Option<u64>,
     pub code: Option<i64>,
+    /// The `Mcp-Session-Id` of the exchange (`rpcscan gateway`).
+    pub session: Option<&'a str>,
     /// A message to embed verbatim (must be valid JSON).
     pub msg: Option<&'a [u8]>,
 }
@@ -141,6 +149,7 @@ impl<'a> Event<'a> {
             raw: None,
             size: None,
             code: None,
+            session: None,
             msg: None,
         }
     }
@@ -154,10 +163,19 @@ impl Log {
 
     /// A `c2s` or `s2c` record around a valid message.
     pub fn message(&self, dir: &str, msg: &[u8]) {
+        self.session_message(dir, None, msg);
+    }
+
+    /// A `c2s` or `s2c` record around a valid message, with the exchange's session.
+    pub fn session_message(&self, dir: &str, session: Option<&str>, msg: &[u8]) {
         if !self.on() {
             return;
         }
         let mut r = start(dir, msg.len());
+        if let Some(session) = session {
+            r.extend_from_slice(b",\"session\":");
+            write_json_string(&mut r, session);
+        }
         r.extend_from_slice(b",\"msg\":");
         r.extend_from_slice(msg);
         self.send(r);
@@ -193,6 +211,10 @@ impl Log {
         }
         if let Some(code) = e.code {
             r.extend_from_slice(format!(",\"code\":{code}").as_bytes());
+        }
+        if let Some(session) = e.session {
+            r.extend_from_slice(b",\"session\":");
+            write_json_string(&mut r, session);
         }
         if let Some(msg) = e.msg {
             r.extend_from_slice(b",\"msg\":");

@@ -1,4 +1,5 @@
-//! The opt-in policy of `rpcscan proxy`: which client methods and tools reach the server.
+//! The opt-in policy of `rpcscan proxy` and `rpcscan gateway`: which client methods and
+//! tools reach the server.
 //!
 //! Without options everything is forwarded. `--allow-method`/`--deny-method` globs apply to
 //! the decoded method of client requests and notifications; `--allow-tool`/`--deny-tool`

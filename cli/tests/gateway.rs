@@ -1,0 +1,475 @@
+//! `rpcscan gateway` end to end: the built binary between this test (a raw HTTP/1.1
+//! client over loopback) and a small hyper upstream in this process that records every
+//! request it gets, so a test can say what the upstream never saw.
+#![cfg(unix)]
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::pin::Pin;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+use tower_service::Service;
+
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// What the upstream saw: `METHOD session body` per request.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+#[derive(Clone)]
+struct Upstream(Seen);
+
+const ENDPOINT_EVENT: &str = "event: endpoint\ndata: /message?sessionId=abc\n\n";
+
+impl Service<Request<Incoming>> for Upstream {
+    type Response = Response<Full<Bytes>>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        let seen = Arc::clone(&self.0);
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let body = body
+                .collect()
+                .await
+                .map(|b| b.to_bytes())
+                .unwrap_or_default();
+            let session = parts
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-")
+                .to_owned();
+            seen.lock().unwrap().push(format!(
+                "{} {session} {}",
+                parts.method,
+                String::from_utf8_lossy(&body)
+            ));
+            let sse = |text: String| {
+                Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .header("mcp-session-id", "s1")
+                    .body(Full::new(Bytes::from(text)))
+                    .unwrap()
+            };
+            let response = match parts.method.as_str() {
+                "GET" => sse(
+                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n".into(),
+                ),
+                "DELETE" => Response::new(Full::new(Bytes::new())),
+                _ => match rpcscan::parse(&body) {
+                    Ok(msg) if msg.kind() == rpcscan::Kind::Request => {
+                        let id = String::from_utf8_lossy(msg.id().unwrap().raw()).into_owned();
+                        let method = msg.method().unwrap().decode().unwrap().into_owned();
+                        let tool = msg
+                            .mcp()
+                            .tool_name()
+                            .map(|t| t.decode().unwrap().into_owned());
+                        let answer = format!(
+                            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"method":"{method}"}}}}"#
+                        );
+                        if tool.as_deref() == Some("stream") {
+                            sse(format!(
+                                "{ENDPOINT_EVENT}event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":1}}}}\n\ndata: {answer}\n\n"
+                            ))
+                        } else {
+                            Response::builder()
+                                .header("content-type", "application/json")
+                                .header("mcp-session-id", "s1")
+                                .body(Full::new(Bytes::from(answer)))
+                                .unwrap()
+                        }
+                    }
+                    _ => {
+                        let mut r = Response::new(Full::new(Bytes::new()));
+                        *r.status_mut() = StatusCode::ACCEPTED;
+                        r
+                    }
+                },
+            };
+            Ok(response)
+        })
+    }
+}
+
+struct Gateway {
+    child: Child,
+    addr: SocketAddr,
+    metrics: Option<SocketAddr>,
+    seen: Seen,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl Gateway {
+    fn start(options: &[&str]) -> Gateway {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let seen = Seen::default();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let upstream = listener.local_addr().unwrap();
+        runtime.spawn(rpcscan_tower::gateway::serve(
+            listener,
+            Upstream(Arc::clone(&seen)),
+        ));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
+            .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
+            .arg(format!("http://{upstream}/mcp"))
+            .args(options)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start rpcscan gateway");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let wants_metrics = options.contains(&"--metrics");
+        let (mut addr, mut metrics) = (None, None);
+        while addr.is_none() || (wants_metrics && metrics.is_none()) {
+            let mut line = String::new();
+            if stderr.read_line(&mut line).unwrap() == 0 {
+                panic!("the gateway ended before listening");
+            }
+            if let Some(rest) = line.strip_prefix("rpcscan gateway: listening on ") {
+                addr = rest.split(',').next().and_then(|a| a.parse().ok());
+            } else if let Some(rest) = line.strip_prefix("rpcscan gateway: metrics on http://") {
+                metrics = rest.trim().trim_end_matches("/metrics").parse().ok();
+            }
+        }
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Gateway {
+            child,
+            addr: addr.unwrap(),
+            metrics,
+            seen,
+            _runtime: runtime,
+        }
+    }
+
+    fn post(&self, body: &str, headers: &[(&str, &str)]) -> Answer {
+        request(self.addr, "POST", body.as_bytes(), headers)
+    }
+
+    fn seen(&self) -> Vec<String> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// Stops the gateway with SIGTERM; it exits 0.
+    fn stop(mut self) {
+        kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM).unwrap();
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: String,
+    body: String,
+}
+
+/// One HTTP/1.1 exchange with `Connection: close`; a chunked body is de-chunked.
+fn request(addr: SocketAddr, method: &str, body: &[u8], headers: &[(&str, &str)]) -> Answer {
+    request_at(addr, "/mcp", method, body, headers)
+}
+
+fn request_at(
+    addr: SocketAddr,
+    path: &str,
+    method: &str,
+    body: &[u8],
+    headers: &[(&str, &str)],
+) -> Answer {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    parse_answer(&raw)
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(raw);
+    let (head, body) = text.split_once("\r\n\r\n").expect("a response head");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let headers = head.to_ascii_lowercase();
+    let body = if headers.contains("transfer-encoding: chunked") {
+        let mut out = String::new();
+        let mut rest = body;
+        while let Some((size, after)) = rest.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if size == 0 {
+                break;
+            }
+            out.push_str(&after[..size]);
+            rest = &after[size + 2..];
+        }
+        out
+    } else {
+        body.to_owned()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn call(id: u32, tool: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    )
+}
+
+#[test]
+fn post_get_delete_and_session_headers_pass() {
+    let gw = Gateway::start(&[]);
+    let answer = gw.post(
+        r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
+        &[("Mcp-Session-Id", "s1")],
+    );
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        answer.body,
+        r#"{"jsonrpc":"2.0","id":"a","result":{"method":"tools/list"}}"#
+    );
+    assert!(answer.headers.contains("mcp-session-id: s1"), "{answer:?}");
+
+    let stream = request(gw.addr, "GET", b"", &[("Mcp-Session-Id", "s1")]);
+    assert_eq!(stream.status, 200);
+    assert!(stream.body.contains("notifications/message"), "{stream:?}");
+
+    let end = request(gw.addr, "DELETE", b"", &[("Mcp-Session-Id", "s1")]);
+    assert_eq!(end.status, 200);
+    let seen = gw.seen();
+    assert!(seen[0].starts_with("POST s1 {"), "{seen:?}");
+    assert!(seen[1].starts_with("GET s1"), "{seen:?}");
+    assert!(seen[2].starts_with("DELETE s1"), "{seen:?}");
+
+    // A notification accepted upstream: 202, no body.
+    let note = gw.post(
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &[],
+    );
+    assert_eq!(note.status, 202);
+    gw.stop();
+}
+
+#[test]
+fn sse_answers_pass_with_their_non_message_events_and_are_logged_per_message() {
+    let dir = tempdir();
+    let log = dir.join("gateway.ndjson");
+    let gw = Gateway::start(&["--log", log.to_str().unwrap()]);
+    let answer = gw.post(&call(7, "stream"), &[]);
+    assert_eq!(answer.status, 200);
+    assert!(answer.body.starts_with(ENDPOINT_EVENT), "{answer:?}");
+    assert!(answer.body.contains(r#""id":7,"result""#), "{answer:?}");
+    gw.stop();
+
+    let records = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = records.lines().collect();
+    assert_eq!(lines.len(), 4, "{records}");
+    for line in &lines {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(value["ts"].as_str().unwrap().ends_with('Z'));
+    }
+    assert!(
+        lines[0].contains(r#""dir":"c2s","msg":{"jsonrpc":"2.0","id":7,"method":"tools/call""#),
+        "{records}"
+    );
+    assert!(
+        lines[1]
+            .contains(r#""dir":"proxy","event":"non_message","from":"server","reason":"endpoint""#),
+        "{records}"
+    );
+    assert!(
+        lines[2].contains(
+            r#""dir":"s2c","session":"s1","msg":{"jsonrpc":"2.0","method":"notifications/progress""#
+        ),
+        "{records}"
+    );
+    assert!(
+        lines[3].contains(r#""dir":"s2c","session":"s1","msg":{"jsonrpc":"2.0","id":7,"result""#),
+        "{records}"
+    );
+}
+
+#[test]
+fn the_policy_flags_of_rpcscan_proxy() {
+    let dir = tempdir();
+    let log = dir.join("gateway.ndjson");
+    let gw = Gateway::start(&[
+        "--deny-tool",
+        "exec*",
+        "--deny-method",
+        "custom/*",
+        "--log",
+        log.to_str().unwrap(),
+    ]);
+    let denied = gw.post(&call(1, "exec_shell"), &[]);
+    assert_eq!(denied.status, 200);
+    assert_eq!(
+        denied.body,
+        r#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool"}}"#
+    );
+    // Compared decoded: the escape does not slip past the glob.
+    let escaped = gw.post(&call(2, r"\u0065xec"), &[]);
+    assert!(escaped.body.contains("-32602"), "{escaped:?}");
+    let method = gw.post(r#"{"jsonrpc":"2.0","id":3,"method":"custom/x"}"#, &[]);
+    assert!(method.body.contains(r#""code": -32601"#), "{method:?}");
+    let note = gw.post(r#"{"jsonrpc":"2.0","method":"custom/note"}"#, &[]);
+    assert_eq!(note.status, 400);
+    // Protocol methods always pass; other tools pass.
+    assert_eq!(
+        gw.post(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#, &[])
+            .status,
+        200
+    );
+    let ok = gw.post(&call(5, "echo"), &[]);
+    assert!(ok.body.contains(r#""id":5,"result""#), "{ok:?}");
+    let seen = gw.seen();
+    assert_eq!(
+        seen.len(),
+        2,
+        "the upstream saw only ping and echo: {seen:?}"
+    );
+    gw.stop();
+
+    let records = std::fs::read_to_string(&log).unwrap();
+    let first = records.lines().next().unwrap();
+    assert!(first.contains(r#""dir":"proxy","event":"denied","from":"client","id":1,"reason":"tool \"exec_shell\" not allowed""#), "{records}");
+    assert!(
+        first.contains(r#","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#),
+        "{records}"
+    );
+}
+
+/// A body, its headers, the status and a piece of the body the gateway answers with.
+type Case = (
+    String,
+    &'static [(&'static str, &'static str)],
+    u16,
+    &'static str,
+);
+
+#[test]
+fn hostile_input_is_rejected_before_the_upstream_and_the_gateway_stays_up() {
+    let gw = Gateway::start(&["--max-body-size", "1K", "--metrics", "127.0.0.1:0"]);
+    let cases: [Case; 6] = [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"tools/list"}"#.into(),
+            &[],
+            400,
+            "-32600",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#.into(),
+            &[],
+            400,
+            "-32600",
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","n\u0061me":"exec"}}"#.into(),
+            &[],
+            400,
+            "duplicate routing key",
+        ),
+        (call(1, "echo"), &[("Mcp-Method", "tools/list")], 400, "-32020"),
+        (format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{}"}}"#, "x".repeat(2000)), &[], 413, "-32600"),
+        (r#"{"jsonrpc":"2.0","id":9,"method":"#.into(), &[], 400, "-32700"),
+    ];
+    for (body, headers, status, needle) in &cases {
+        let answer = gw.post(body, headers);
+        assert_eq!(answer.status, *status, "{body}: {answer:?}");
+        assert!(answer.body.contains(needle), "{body}: {answer:?}");
+    }
+    // A body that drips in slower than the request timeout allows.
+    let slow = Gateway::start(&["--request-timeout", "300ms"]);
+    let mut stream = TcpStream::connect(slow.addr).unwrap();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let body = call(1, "echo");
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        body.len(),
+        &body[..5]
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    assert_eq!(parse_answer(&raw).status, 408);
+    assert!(slow.seen().is_empty());
+    slow.stop();
+
+    assert!(gw.seen().is_empty(), "{:?}", gw.seen());
+    let ok = gw.post(&call(2, "echo"), &[]);
+    assert_eq!(ok.status, 200, "still up");
+    let metrics = request_at(gw.metrics.unwrap(), "/metrics", "GET", b"", &[]);
+    assert!(
+        metrics
+            .body
+            .contains("rpcscan_rejections_total{reason=\"header_mismatch\"} 1"),
+        "{}",
+        metrics.body
+    );
+    gw.stop();
+}
+
+#[test]
+fn refuses_a_non_loopback_listen_address() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
+        .args([
+            "gateway",
+            "--listen",
+            "0.0.0.0:0",
+            "--upstream",
+            "http://127.0.0.1:1/",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+}
+
+fn tempdir() -> std::path::PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "rpcscan-gateway-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

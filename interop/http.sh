@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Interop over Streamable HTTP: the official MCP SDK clients (TypeScript
+# StreamableHTTPClientTransport, Python streamable_http_client) run the same session against
+# @modelcontextprotocol/server-everything in its Streamable HTTP mode, directly and through
+# `rpcscan gateway` on loopback: tools with progress, sampling, elicitation, resources,
+# prompts, a task, concurrent calls, cancellation and session end with DELETE must end the
+# same way both ways, and the gateway's --log must hold every message. Then hostile input
+# through a gateway in front of a recording upstream (recorder.py): each is answered with
+# its documented status and body, the upstream never sees any of it, and the gateway stays
+# up. Installs what it needs (npm ci, the venv of run.sh); called by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")"
+here=$PWD
+
+if [ -z "${RPCSCAN:-}" ]; then
+  cargo build --quiet -p rpcscan-cli
+  target_dir=$(cargo metadata --format-version 1 --no-deps |
+    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
+  RPCSCAN="$target_dir/debug/rpcscan"
+fi
+echo "rpcscan: $RPCSCAN"
+
+npm ci --no-audit --no-fund --loglevel=error
+venv=${INTEROP_VENV:-$HOME/.cache/rpcscan/interop-venv}
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r requirements.txt
+py=$venv/bin/python
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+failed=0
+fail() { echo "FAIL: $*"; failed=1; }
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() {
+  for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done
+  echo "nothing listening on port $1" >&2
+  return 1
+}
+
+up=$(port) gw=$(port) metrics=$(port)
+PORT=$up node node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp \
+  >"$work/server.log" 2>&1 &
+pids+=($!)
+"$RPCSCAN" gateway --listen "127.0.0.1:$gw" --upstream "http://127.0.0.1:$up/mcp" \
+  --metrics "127.0.0.1:$metrics" --log "$work/gateway.ndjson" 2>"$work/gateway.stderr" &
+gateway_pid=$!
+pids+=($gateway_pid)
+wait_port "$up"
+wait_port "$gw"
+wait_port "$metrics"
+
+for client in ts py; do
+  for via in direct gateway; do
+    url="http://127.0.0.1:$up/mcp"
+    [ "$via" = gateway ] && url="http://127.0.0.1:$gw/mcp"
+    case $client in
+      ts) timeout 120 node http-client.mjs "$url" ;;
+      py) timeout 120 "$py" http-client.py "$url" ;;
+    esac >"$work/$client-$via.json" || fail "$client $via: the client failed"
+  done
+  if diff -u "$work/$client-direct.json" "$work/$client-gateway.json"; then
+    echo "$client: same transcript directly and through the gateway ($(grep -c '^ \[' "$work/$client-direct.json") steps)"
+  else
+    fail "$client: transcripts differ"
+  fi
+done
+
+curl -s "http://127.0.0.1:$metrics/metrics" | grep -q '^rpcscan_messages_total{direction="server"' \
+  || fail "no server messages in /metrics"
+# SIGTERM: the gateway exits 0 with its log flushed.
+kill -TERM "$gateway_pid"
+wait "$gateway_pid" || fail "gateway exited $?"
+# The --log: every record is JSON with the documented fields; both directions are there,
+# each SSE message on its own record; the sessions were ended with DELETE (by the
+# transcripts above: `terminated` is true only after the server accepted it).
+node -e '
+const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
+const dirs = { c2s: 0, s2c: 0, proxy: 0 };
+for (const line of lines) {
+  const r = JSON.parse(line);
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(r.ts)) throw new Error("bad ts " + line);
+  if (!(r.dir in dirs)) throw new Error("bad dir " + line);
+  if (r.dir !== "proxy" && (typeof r.msg !== "object" || r.msg.jsonrpc !== "2.0")) throw new Error("bad msg " + line);
+  dirs[r.dir]++;
+}
+if (!dirs.c2s || !dirs.s2c) throw new Error("a direction is missing: " + JSON.stringify(dirs));
+console.log("log ok: " + lines.length + " records " + JSON.stringify(dirs));
+' "$work/gateway.ndjson" || fail "gateway --log"
+
+# Hostile input, through a second gateway in front of a recording upstream.
+rec=$(port) hgw=$(port)
+: >"$work/recorded"
+"$py" recorder.py "$rec" "$work/recorded" &
+pids+=($!)
+"$RPCSCAN" gateway --listen "127.0.0.1:$hgw" --upstream "http://127.0.0.1:$rec/mcp" \
+  --max-body-size 64K --request-timeout 2s --deny-tool 'get-env*' 2>"$work/hostile.stderr" &
+hostile_pid=$!
+pids+=($hostile_pid)
+wait_port "$rec"
+wait_port "$hgw"
+
+expect() { # name status body [curl args...]
+  local name=$1 status=$2 body=$3
+  shift 3
+  local got
+  got=$(curl -s -w '\n%{http_code}' "$@" "http://127.0.0.1:$hgw/mcp")
+  if [ "$got" != "$body"$'\n'"$status" ]; then
+    fail "hostile $name: got $got"
+  else
+    echo "hostile $name: $status"
+  fi
+}
+json=(-H 'content-type: application/json' -H 'accept: application/json, text/event-stream')
+expect duplicate-method 400 '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request"}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"echo"}}'
+expect duplicate-id 400 '{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request"}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}'
+expect duplicate-name 400 '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: duplicate routing key in params"}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","name":"get-env"}}'
+expect escaped-duplicate-name 400 '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": "Invalid Request: duplicate routing key in params"}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","n\u0061me":"get-env"}}'
+expect escaped-denied-tool 200 '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool"}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"g\u0065t-env"}}'
+expect header-says-tools-list 400 '{"jsonrpc": "2.0", "id": 1, "error": {"code": -32020, "message": "Header mismatch: Mcp-Method header does not match the body"}}' \
+  "${json[@]}" -H 'mcp-method: tools/list' -H 'mcp-name: echo' -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}'
+head -c 70000 /dev/zero | tr '\0' ' ' >"$work/big.json"
+expect oversized 413 '{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: body too large"}}' \
+  "${json[@]}" --data-binary "@$work/big.json"
+# A slow-drip body: the head and a few bytes, then silence past the request timeout.
+exec 3<>"/dev/tcp/127.0.0.1/$hgw"
+printf 'POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 60\r\n\r\n{"jsonrpc":' >&3
+answer=$(timeout 10 cat <&3 || true)
+exec 3<&-
+case $answer in
+  "HTTP/1.1 408"*'"message": "Invalid Request: body not received in time"}}') echo "hostile slow-drip: 408" ;;
+  *) fail "hostile slow-drip: got $answer" ;;
+esac
+if [ -s "$work/recorded" ]; then
+  fail "the upstream saw hostile input: $(cat "$work/recorded")"
+else
+  echo "the upstream saw none of it"
+fi
+expect still-up 200 '{"jsonrpc": "2.0", "id": 2, "result": {}}' \
+  "${json[@]}" -d '{"jsonrpc":"2.0","id":2,"method":"ping"}'
+[ "$(wc -l <"$work/recorded")" = 1 ] || fail "the upstream should have seen the ping only"
+kill -0 "$hostile_pid" 2>/dev/null || fail "the hostile-input gateway is gone"
+
+kill -TERM "$hostile_pid"
+wait "$hostile_pid" || fail "the hostile-input gateway exited $?"
+
+if [ "$failed" != 0 ]; then
+  echo "interop http: FAILED"
+  exit 1
+fi
+echo "interop http: ok"
