@@ -23,13 +23,14 @@ use std::iter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use rpcscan::{Kind, Validation};
 
-use crate::input::{warn, Input, Output, Run, Settings, Stop};
+use crate::input::{warn, Extract, Input, Output, Run, Settings, Stop};
 use rpcscan::frame::Framing;
 
 const EXAMPLES: &str = "\
@@ -145,9 +146,45 @@ struct Common {
     /// Read regular files like pipes instead of memory-mapping them.
     #[arg(long)]
     no_mmap: bool,
+    /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
+    /// bytes) with a named group `msg`, and optionally `ts` and `dir`. Lines that do not
+    /// match are counted and skipped. Example: '^\S+ \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)'.
+    #[arg(long, value_name = "REGEX", value_parser = line_format, help_heading = "Log lines")]
+    line_format: Option<Arc<Extract>>,
+    /// Messages inside JSON log records: the dotted path of the member holding the message
+    /// (an object, or a string holding its JSON). Records without it are counted and skipped.
+    #[arg(
+        long,
+        value_name = "PATH",
+        conflicts_with = "line_format",
+        help_heading = "Log lines"
+    )]
+    json_field: Option<String>,
+    /// With --json-field: the record's timestamp (RFC 3339 / ISO 8601, no zone = UTC; or
+    /// Unix seconds, or milliseconds from 10^11 on, integer or fractional).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "json_field",
+        help_heading = "Log lines"
+    )]
+    ts_field: Option<String>,
+    /// With --json-field: the record's direction (any two distinct values).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "json_field",
+        help_heading = "Log lines"
+    )]
+    dir_field: Option<String>,
     /// Input files; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
+}
+
+/// `--line-format`: compiled, with its `msg` group checked (a usage error, exit 2, if not).
+fn line_format(pattern: &str) -> Result<Arc<Extract>, String> {
+    Extract::regex(pattern).map(Arc::new)
 }
 
 /// `--framing`: `auto` (sniff each input: `None`) or one of the library's framings.
@@ -267,13 +304,37 @@ fn parse_size(s: &str) -> Result<usize, String> {
 }
 
 impl Common {
-    fn settings(&self) -> Settings {
-        Settings {
-            framing: self.framing.0,
+    /// The settings; an error for a bad `--json-field` path (usage, exit 2).
+    fn settings(&self) -> Result<Settings, String> {
+        let extract = match (&self.line_format, &self.json_field) {
+            (Some(re), _) => Some(Arc::clone(re)),
+            (None, Some(msg)) => Some(Arc::new(Extract::fields(
+                msg,
+                self.ts_field.as_deref(),
+                self.dir_field.as_deref(),
+            )?)),
+            (None, None) => None,
+        };
+        Ok(Settings {
+            // Log records are lines.
+            framing: if extract.is_some() {
+                Some(Framing::Ndjson)
+            } else {
+                self.framing.0
+            },
             parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
             mmap: !self.no_mmap,
-        }
+            extract,
+        })
+    }
+
+    /// [`Common::settings`], or the exit code after saying what is wrong.
+    fn checked_settings(&self) -> Result<Settings, ExitCode> {
+        self.settings().map_err(|e| {
+            warn(format_args!("{e}"));
+            ExitCode::from(2)
+        })
     }
 
     fn inputs(&self) -> Vec<Input> {
@@ -315,6 +376,10 @@ fn main() -> ExitCode {
     let mut out = Output::stdout();
     match cli.command {
         Cmd::Classify(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let inputs = args.common.inputs();
             let cmd = classify::Classify {
@@ -322,35 +387,38 @@ fn main() -> ExitCode {
                 quiet: args.quiet,
                 with_file: inputs.len() > 1,
             };
-            let run = input::run(&cmd, &args.common.settings(), &inputs, &mut out);
+            let run = input::run(&cmd, &settings, &inputs, &mut out);
             exit(run, |run| u8::from(args.check && run.tally.invalid > 0))
         }
         Cmd::Stats(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let cmd = stats::Stats {
                 top: args.top,
                 json: args.json,
             };
             let start = Instant::now();
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            )
-            .and_then(|run| {
-                // Inputs failed and nothing was read: a report of zeros would only look
-                // like an answer.
-                if !(run.failed && run.bytes == 0) {
-                    let report = cmd.report(&run.tally, run.bytes, start.elapsed());
-                    out.write(&report)?;
-                    out.flush()?;
-                }
-                Ok(run)
-            });
+            let run =
+                input::run(&cmd, &settings, &args.common.inputs(), &mut out).and_then(|run| {
+                    // Inputs failed and nothing was read: a report of zeros would only look
+                    // like an answer.
+                    if !(run.failed && run.bytes == 0) {
+                        let report = cmd.report(&run.tally, run.bytes, start.elapsed());
+                        out.write(&report)?;
+                        out.flush()?;
+                    }
+                    Ok(run)
+                });
             exit(run, |_| 0)
         }
         Cmd::Filter(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let id = match args.id.as_deref().map(filter::parse_id).transpose() {
                 Ok(id) => id,
@@ -373,25 +441,24 @@ fn main() -> ExitCode {
                 invert: args.invert,
                 count: args.count,
             };
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            )
-            .and_then(|run| {
-                if cmd.count {
-                    let mut line = Vec::with_capacity(24);
-                    json::write_u64(&mut line, run.tally.matched);
-                    line.push(b'\n');
-                    out.write(&line)?;
-                    out.flush()?;
-                }
-                Ok(run)
-            });
+            let run =
+                input::run(&cmd, &settings, &args.common.inputs(), &mut out).and_then(|run| {
+                    if cmd.count {
+                        let mut line = Vec::with_capacity(24);
+                        json::write_u64(&mut line, run.tally.matched);
+                        line.push(b'\n');
+                        out.write(&line)?;
+                        out.flush()?;
+                    }
+                    Ok(run)
+                });
             exit(run, |run| u8::from(run.tally.matched == 0))
         }
         Cmd::Respond(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let cmd = respond::Respond {
                 supported: args
@@ -400,12 +467,7 @@ fn main() -> ExitCode {
                     .filter(|m| !m.is_empty())
                     .collect(),
             };
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            );
+            let run = input::run(&cmd, &settings, &args.common.inputs(), &mut out);
             exit(run, |_| 0)
         }
         Cmd::Pair(args) => pair::main(args, &mut out),
