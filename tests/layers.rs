@@ -65,7 +65,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("streaming id recovery", &["recover.rs"]),
     (
         "API: frame, mcp, rewrite, pair, json::validate, lib",
-        &["frame/", "mcp/", "rewrite.rs", "pair.rs", "json/mod.rs", "lib.rs"],
+        &[
+            "frame/",
+            "mcp/",
+            "rewrite.rs",
+            "pair.rs",
+            "json/mod.rs",
+            "lib.rs",
+        ],
     ),
 ];
 

@@ -279,7 +279,7 @@ impl Command for Pair {
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
-        if let Some(fact) = fact_of(item) {
+        if let Some(fact) = self.fact_of(item) {
             tally
                 .facts
                 .push(Record::new(&fact, item.dir, &mut tally.arena));
@@ -295,7 +295,7 @@ impl Command for Pair {
         out: &mut Vec<u8>,
         tally: &mut Tally,
     ) {
-        if let Some(fact) = fact_of(item) {
+        if let Some(fact) = self.fact_of(item) {
             let state = tally.state.get_or_insert_with(|| self.state());
             self.feed(state, fact, item.dir, out);
         }
@@ -331,21 +331,30 @@ impl Command for Pair {
     }
 }
 
-/// The facts of an item the matcher cares about (not plain notifications), with its
-/// timestamp.
-fn fact_of<'a>(item: &Item<'a>) -> Option<Fact<'a>> {
-    let Verdict::Message(msg) = &item.verdict else {
-        return None;
-    };
-    let at = Position {
-        line: item.line,
-        offset: item.offset,
-    };
-    let fact = Fact::of(msg, at);
-    if fact.kind == Kind::Notification && fact.cancels.is_none() && fact.progress_token.is_none() {
-        return None;
+impl Pair {
+    /// The facts of an item the matcher cares about, with its timestamp: requests,
+    /// responses, cancels and progress; with `--timeout`, any other timed message too (its
+    /// time alone expires stragglers, as every timed line of the log does).
+    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
+        let at = Position {
+            line: item.line,
+            offset: item.offset,
+        };
+        let time = || item.ts.and_then(parse_time);
+        let Verdict::Message(msg) = &item.verdict else {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(fact.with_time(Some(time)));
+        }
+        Some(fact.with_time(time()))
     }
-    Some(fact.with_time(item.ts.and_then(parse_time)))
 }
 
 /// The direction labels a run saw.
