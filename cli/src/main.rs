@@ -43,10 +43,20 @@ Examples:
   rpcscan pair --unanswered traffic.ndjson         requests that never got a response
   mcp-server | rpcscan respond --supported tools/list,tools/call
   rpcscan classify --framing content-length lsp.log
+  rpcscan stats --line-format '^(?<ts>\\S+) \\[(?<dir>STDIN|STDOUT)\\] (?<msg>.*)' host.log
+  rpcscan pair --json-field msg --ts-field ts --dir-field dir events.jsonl
+  rpcscan pair proxy.log                           a `rpcscan proxy --log` file, as is
 
 Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
 parallel, output in input order: regular files memory-mapped, pipes streamed with bounded
 memory. Content-Length, SSE and json-seq streams are decoded in order.
+
+Log lines (every subcommand): --line-format or --json-field find the message inside each
+line (log records are lines: --framing does not apply, --max-message-size limits the
+line); lines without one are counted (stats: skipped lines) and skipped, never invalid.
+Files written by `rpcscan proxy --log` are recognised by their first line. Line numbers
+and offsets point into the original file (offset: the message's first byte, or the
+opening quote of the JSON string that held it); filter prints the original line.
 
 Exit status: 0 ok or something matched; 1 nothing matched (filter) or invalid messages
 seen (classify --check); 2 usage or I/O error.";
@@ -118,8 +128,12 @@ answer no one; notifications/cancelled marks a request cancelled, notifications/
 counts towards the request with that progressToken. --json prints one object per pair
 and anomaly (event, request_line, request_offset, response_line, response_offset, id,
 method, tool, outcome, error_code, latency_ms, progress, cancelled), then a summary
-object. --unanswered prints LINE, OFFSET, ID, METHOD, TOOL separated by tabs.
-Bare NDJSON has no timestamps: latencies and --timeout need them.")]
+object (the counts, and the direction labels seen). --unanswered prints LINE, OFFSET, ID, METHOD, TOOL separated by tabs.
+Latencies and --timeout need timestamps, and directions need labels: from log lines
+(--line-format groups ts and dir, --ts-field and --dir-field, `rpcscan proxy --log` files);
+bare NDJSON has neither, and one id space is shared by both sides. The two direction labels
+seen (any two distinct values) are reported; a response answers a request that travelled
+the other way.")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
@@ -147,8 +161,9 @@ struct Common {
     #[arg(long)]
     no_mmap: bool,
     /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
-    /// bytes) with a named group `msg`, and optionally `ts` and `dir`. Lines that do not
-    /// match are counted and skipped. Example: '^\S+ \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)'.
+    /// bytes; `(?-u)` lets `.` and `\S` match bytes that are not UTF-8) with a named group
+    /// `msg`, and optionally `ts` (read like --ts-field) and `dir`. Lines that do not match
+    /// are counted and skipped. Example: '^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)'.
     #[arg(long, value_name = "REGEX", value_parser = line_format, help_heading = "Log lines")]
     line_format: Option<Arc<Extract>>,
     /// Messages inside JSON log records: the dotted path of the member holding the message
