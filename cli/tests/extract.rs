@@ -325,6 +325,14 @@ fn proxy_logs_are_recognised_without_options() {
             .find(r#"{"jsonrpc":"2.0","id":"a","method""#)
             .unwrap()
     );
+    // A log may start with one of the proxy's own records.
+    let signal = format!(
+        "{}\n{PROXY_LOG}",
+        r#"{"ts":"2026-12-01T15:24:30.000000Z","dir":"proxy","event":"signal","reason":"SIGTERM"}"#
+    );
+    let stats = objects(&["stats", "--json"], signal.as_bytes());
+    assert_eq!(stats[0]["messages"], 4);
+    assert_eq!(stats[0]["skipped_lines"]["proxy_records"], 2);
     // Bare NDJSON is not mistaken for one.
     let bare = objects(
         &["stats", "--json"],

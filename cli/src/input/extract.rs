@@ -112,14 +112,19 @@ impl Extract {
     }
 
     /// `true` when `line` (an input's first line) is a `rpcscan proxy --log` record: a JSON
-    /// object with `ts` and `dir` strings and a `msg` member.
+    /// object with a `ts` string and a `dir` string, and either a `msg` member (traffic) or
+    /// an `event` (the proxy's own record, which a log may start with: a `signal`, say).
     pub fn is_proxy_log(line: &[u8]) -> bool {
         let record = Raw::lenient(line);
         if !record.is_object() {
             return false;
         }
-        let [ts, dir, msg] = record.get_many(["ts", "dir", "msg"]);
-        ts.as_str().is_some() && dir.as_str().is_some() && msg.unique().is_some()
+        let [ts, dir, msg, event] = record.get_many(["ts", "dir", "msg", "event"]);
+        let Some(dir) = dir.as_str() else {
+            return false;
+        };
+        let proxy_event = dir == "proxy" && event.as_str().is_some();
+        ts.as_str().is_some() && (msg.unique().is_some() || proxy_event)
     }
 
     /// A worker's scratch space for this extraction.
@@ -325,6 +330,8 @@ mod tests {
         assert_eq!(found.place, Place::InLine { start: 28, end: 36 });
         let own = br#"{"ts":"x","dir":"proxy","event":"kill"}"#;
         assert_eq!(p.line(own, &mut s).unwrap_err(), Skip::ProxyRecord);
+        assert!(Extract::is_proxy_log(own));
         assert!(!Extract::is_proxy_log(br#"{"jsonrpc":"2.0","method":"m"}"#));
+        assert!(!Extract::is_proxy_log(br#"{"ts":"x","dir":"c2s"}"#));
     }
 }
