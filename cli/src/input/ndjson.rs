@@ -206,6 +206,7 @@ impl<C: Command> NdjsonScan<'_, C> {
 mod tests {
     use super::super::testing::{seen, settings, Record, Seen};
     use super::*;
+    use crate::input::Extract;
 
     /// Every message of `data` scanned as one block, with `max` as the size limit.
     fn scan(data: &str, max: usize) -> Vec<Seen> {
@@ -226,6 +227,61 @@ mod tests {
     }
 
     const OK: &str = r#"{"jsonrpc":"2.0","method":"m"}"#;
+
+    /// Every record of `data` scanned as one block with `extract`, at offset 100, line 1.
+    fn scan_records(data: &[u8], extract: Extract, max: usize) -> Vec<Seen> {
+        let mut source = Source::new("test".to_owned());
+        source.extract = Some(std::sync::Arc::new(extract));
+        let (mut out, mut tally) = (Vec::new(), Vec::new());
+        let end = scan_ndjson(
+            &Record,
+            &settings(max),
+            &source,
+            data,
+            100,
+            1,
+            &mut out,
+            &mut tally,
+        );
+        assert_eq!(end, 1 + newlines(data));
+        tally
+    }
+
+    #[test]
+    fn records_keep_their_lines_and_offsets_in_the_original() {
+        let re = Extract::regex(r"(?-u)^\S+ (?<msg>.*)").unwrap();
+        let long = format!("{OK}{OK}");
+        // (line, where its message starts in it): lines without one are blank, do not
+        // match (no space after a non-UTF-8 prefix), or are too large.
+        let lines: [(Vec<u8>, Option<usize>); 7] = [
+            (format!("a {OK}\r").into_bytes(), Some(2)),
+            (Vec::new(), None),
+            (b"\xff{}".to_vec(), None),
+            (format!("bb {OK}").into_bytes(), Some(3)),
+            (format!("ccc {long}").into_bytes(), None),
+            (b"   ".to_vec(), None),
+            ([&b"\xc3 "[..], OK.as_bytes()].concat(), Some(2)),
+        ];
+        let data = lines
+            .iter()
+            .map(|l| l.0.clone())
+            .collect::<Vec<_>>()
+            .join(&b'\n');
+        let mut expected = Vec::new();
+        let mut start = 100u64;
+        for (n, (line, msg)) in lines.iter().enumerate() {
+            let number = n as u64 + 1;
+            if let Some(at) = msg {
+                expected.push((start + *at as u64, number, OK, "notification"));
+            }
+            if line.len() > 2 * OK.len() + 3 {
+                expected.push((start, number, "", "too_large 64"));
+            }
+            start += line.len() as u64 + 1;
+        }
+        let got = scan_records(&data, re, 2 * OK.len() + 3);
+        assert_eq!(got, expected.iter().map(seen).collect::<Vec<_>>());
+    }
 
     #[test]
     fn lines_are_cut_at_newlines_and_blank_lines_are_no_messages() {
