@@ -35,6 +35,34 @@ impl<'a> Raw<'a> {
         Raw { bytes, offset: 0 }
     }
 
+    /// A value read from bytes no scanner has checked (a log record wrapping a message,
+    /// say), leading and trailing JSON whitespace trimmed; offsets ([`Raw::offset`], and
+    /// those of its members) count from the start of `bytes`.
+    ///
+    /// Nothing is validated: lookups ([`Raw::get`], [`Raw::members`]) walk the bytes
+    /// structurally and stop at the first member they cannot read, never panicking. Check
+    /// what you take out of it (parse a member as a message, say).
+    ///
+    /// ```
+    /// let record = rpcscan::Raw::lenient(br#" {"ts":"2026-11-29T10:00:00Z","msg":{"jsonrpc":"2.0","method":"m"}} "#);
+    /// let msg = record.get("msg").unique().unwrap();
+    /// assert_eq!(msg.offset(), 36);
+    /// assert!(rpcscan::parse(msg.as_bytes()).is_ok());
+    /// assert!(rpcscan::Raw::lenient(b"not json").get("msg").is_missing());
+    /// ```
+    pub fn lenient(bytes: &'a [u8]) -> Self {
+        let start = ws(bytes, 0);
+        let rest = bytes.get(start..).unwrap_or_default();
+        let end = rest
+            .iter()
+            .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .map_or(0, |i| i + 1);
+        Raw {
+            bytes: rest.get(..end).unwrap_or_default(),
+            offset: start,
+        }
+    }
+
     /// The value's exact bytes.
     pub const fn as_bytes(&self) -> &'a [u8] {
         self.bytes

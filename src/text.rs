@@ -90,6 +90,26 @@ impl<'a> Str<'a> {
         Ok(Cow::Owned(out))
     }
 
+    /// Appends the decoded bytes to `out` (a reused buffer: no allocation once it is large
+    /// enough). UTF-8, except that a lone surrogate escape comes out in the generalized
+    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`).
+    ///
+    /// ```
+    /// let record = rpcscan::Raw::lenient(br#"{"payload":"{\"id\":1,\"x\":\"\u00e9\"}"}"#);
+    /// let payload = record.get("payload").as_str().unwrap();
+    /// let mut buf = Vec::new();
+    /// payload.decode_into(&mut buf);
+    /// assert_eq!(buf, r#"{"id":1,"x":"é"}"#.as_bytes());
+    /// ```
+    pub fn decode_into(&self, out: &mut Vec<u8>) {
+        if self.escaped {
+            out.reserve(self.raw.len());
+            out.extend(self.decoded_bytes());
+        } else {
+            out.extend_from_slice(self.raw);
+        }
+    }
+
     /// The decoded code points; lone surrogate escapes come out as their surrogate value.
     pub(crate) fn code_points(&self) -> CodePoints<'a> {
         CodePoints::new(self.raw)

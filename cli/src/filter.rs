@@ -167,7 +167,8 @@ impl Command for Filter {
             ));
             return;
         }
-        out.extend_from_slice(item.bytes);
+        // The original line, for a message inside a log line.
+        out.extend_from_slice(item.record);
         out.push(b'\n');
     }
 

@@ -28,13 +28,14 @@ use std::iter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use rpcscan::{Kind, Validation};
 
-use crate::input::{warn, Input, Output, Run, Settings, Stop};
+use crate::input::{warn, Extract, Input, Output, Run, Settings, Stop};
 use rpcscan::frame::Framing;
 
 const EXAMPLES: &str = "\
@@ -47,10 +48,20 @@ Examples:
   rpcscan pair --unanswered traffic.ndjson         requests that never got a response
   mcp-server | rpcscan respond --supported tools/list,tools/call
   rpcscan classify --framing content-length lsp.log
+  rpcscan stats --line-format '^(?<ts>\\S+) \\[(?<dir>STDIN|STDOUT)\\] (?<msg>.*)' host.log
+  rpcscan pair --json-field msg --ts-field ts --dir-field dir events.jsonl
+  rpcscan pair proxy.log                           a `rpcscan proxy --log` file, as is
 
 Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
 parallel, output in input order: regular files memory-mapped, pipes streamed with bounded
 memory. Content-Length, SSE and json-seq streams are decoded in order.
+
+Log lines (every subcommand): --line-format or --json-field find the message inside each
+line (log records are lines: --framing does not apply, --max-message-size limits the
+line); lines without one are counted (stats: skipped lines) and skipped, never invalid.
+Files written by `rpcscan proxy --log` are recognised by their first line. Line numbers
+and offsets point into the original file (offset: the message's first byte, or the
+opening quote of the JSON string that held it); filter prints the original line.
 
 Exit status: 0 ok or something matched; 1 nothing matched (filter) or invalid messages
 seen (classify --check); 2 usage or I/O error.";
@@ -122,8 +133,12 @@ answer no one; notifications/cancelled marks a request cancelled, notifications/
 counts towards the request with that progressToken. --json prints one object per pair
 and anomaly (event, request_line, request_offset, response_line, response_offset, id,
 method, tool, outcome, error_code, latency_ms, progress, cancelled), then a summary
-object. --unanswered prints LINE, OFFSET, ID, METHOD, TOOL separated by tabs.
-Bare NDJSON has no timestamps: latencies and --timeout need them.")]
+object (the counts, and the direction labels seen). --unanswered prints LINE, OFFSET, ID, METHOD, TOOL separated by tabs.
+Latencies and --timeout need timestamps, and directions need labels: from log lines
+(--line-format groups ts and dir, --ts-field and --dir-field, `rpcscan proxy --log` files);
+bare NDJSON has neither, and one id space is shared by both sides. The two direction labels
+seen (any two distinct values) are reported; a response answers a request that travelled
+the other way.")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
@@ -153,9 +168,46 @@ struct Common {
     /// Read regular files like pipes instead of memory-mapping them.
     #[arg(long)]
     no_mmap: bool,
+    /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
+    /// bytes; `(?-u)` lets `.` and `\S` match bytes that are not UTF-8) with a named group
+    /// `msg`, and optionally `ts` (read like --ts-field) and `dir`. Lines that do not match
+    /// are counted and skipped. Example: '^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)'.
+    #[arg(long, value_name = "REGEX", value_parser = line_format, help_heading = "Log lines")]
+    line_format: Option<Arc<Extract>>,
+    /// Messages inside JSON log records: the dotted path of the member holding the message
+    /// (an object, or a string holding its JSON). Records without it are counted and skipped.
+    #[arg(
+        long,
+        value_name = "PATH",
+        conflicts_with = "line_format",
+        help_heading = "Log lines"
+    )]
+    json_field: Option<String>,
+    /// With --json-field: the record's timestamp (RFC 3339 / ISO 8601, no zone = UTC; or
+    /// Unix seconds, or milliseconds from 10^11 on, integer or fractional).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "json_field",
+        help_heading = "Log lines"
+    )]
+    ts_field: Option<String>,
+    /// With --json-field: the record's direction (any two distinct values).
+    #[arg(
+        long,
+        value_name = "PATH",
+        requires = "json_field",
+        help_heading = "Log lines"
+    )]
+    dir_field: Option<String>,
     /// Input files; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
+}
+
+/// `--line-format`: compiled, with its `msg` group checked (a usage error, exit 2, if not).
+fn line_format(pattern: &str) -> Result<Arc<Extract>, String> {
+    Extract::regex(pattern).map(Arc::new)
 }
 
 /// `--framing`: `auto` (sniff each input: `None`) or one of the library's framings.
@@ -275,13 +327,37 @@ fn parse_size(s: &str) -> Result<usize, String> {
 }
 
 impl Common {
-    fn settings(&self) -> Settings {
-        Settings {
-            framing: self.framing.0,
+    /// The settings; an error for a bad `--json-field` path (usage, exit 2).
+    fn settings(&self) -> Result<Settings, String> {
+        let extract = match (&self.line_format, &self.json_field) {
+            (Some(re), _) => Some(Arc::clone(re)),
+            (None, Some(msg)) => Some(Arc::new(Extract::fields(
+                msg,
+                self.ts_field.as_deref(),
+                self.dir_field.as_deref(),
+            )?)),
+            (None, None) => None,
+        };
+        Ok(Settings {
+            // Log records are lines.
+            framing: if extract.is_some() {
+                Some(Framing::Ndjson)
+            } else {
+                self.framing.0
+            },
             parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
             mmap: !self.no_mmap,
-        }
+            extract,
+        })
+    }
+
+    /// [`Common::settings`], or the exit code after saying what is wrong.
+    fn checked_settings(&self) -> Result<Settings, ExitCode> {
+        self.settings().map_err(|e| {
+            warn(format_args!("{e}"));
+            ExitCode::from(2)
+        })
     }
 
     fn inputs(&self) -> Vec<Input> {
@@ -323,6 +399,10 @@ fn main() -> ExitCode {
     let mut out = Output::stdout();
     match cli.command {
         Cmd::Classify(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let inputs = args.common.inputs();
             let cmd = classify::Classify {
@@ -330,35 +410,38 @@ fn main() -> ExitCode {
                 quiet: args.quiet,
                 with_file: inputs.len() > 1,
             };
-            let run = input::run(&cmd, &args.common.settings(), &inputs, &mut out);
+            let run = input::run(&cmd, &settings, &inputs, &mut out);
             exit(run, |run| u8::from(args.check && run.tally.invalid > 0))
         }
         Cmd::Stats(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let cmd = stats::Stats {
                 top: args.top,
                 json: args.json,
             };
             let start = Instant::now();
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            )
-            .and_then(|run| {
-                // Inputs failed and nothing was read: a report of zeros would only look
-                // like an answer.
-                if !(run.failed && run.bytes == 0) {
-                    let report = cmd.report(&run.tally, run.bytes, start.elapsed());
-                    out.write(&report)?;
-                    out.flush()?;
-                }
-                Ok(run)
-            });
+            let run =
+                input::run(&cmd, &settings, &args.common.inputs(), &mut out).and_then(|run| {
+                    // Inputs failed and nothing was read: a report of zeros would only look
+                    // like an answer.
+                    if !(run.failed && run.bytes == 0) {
+                        let report = cmd.report(&run.tally, run.bytes, start.elapsed());
+                        out.write(&report)?;
+                        out.flush()?;
+                    }
+                    Ok(run)
+                });
             exit(run, |_| 0)
         }
         Cmd::Filter(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let id = match args.id.as_deref().map(filter::parse_id).transpose() {
                 Ok(id) => id,
@@ -381,25 +464,24 @@ fn main() -> ExitCode {
                 invert: args.invert,
                 count: args.count,
             };
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            )
-            .and_then(|run| {
-                if cmd.count {
-                    let mut line = Vec::with_capacity(24);
-                    json::write_u64(&mut line, run.tally.matched);
-                    line.push(b'\n');
-                    out.write(&line)?;
-                    out.flush()?;
-                }
-                Ok(run)
-            });
+            let run =
+                input::run(&cmd, &settings, &args.common.inputs(), &mut out).and_then(|run| {
+                    if cmd.count {
+                        let mut line = Vec::with_capacity(24);
+                        json::write_u64(&mut line, run.tally.matched);
+                        line.push(b'\n');
+                        out.write(&line)?;
+                        out.flush()?;
+                    }
+                    Ok(run)
+                });
             exit(run, |run| u8::from(run.tally.matched == 0))
         }
         Cmd::Respond(args) => {
+            let settings = match args.common.checked_settings() {
+                Ok(settings) => settings,
+                Err(code) => return code,
+            };
             args.common.setup_threads();
             let cmd = respond::Respond {
                 supported: args
@@ -408,12 +490,7 @@ fn main() -> ExitCode {
                     .filter(|m| !m.is_empty())
                     .collect(),
             };
-            let run = input::run(
-                &cmd,
-                &args.common.settings(),
-                &args.common.inputs(),
-                &mut out,
-            );
+            let run = input::run(&cmd, &settings, &args.common.inputs(), &mut out);
             exit(run, |_| 0)
         }
         Cmd::Pair(args) => pair::main(args, &mut out),

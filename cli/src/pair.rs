@@ -7,9 +7,12 @@
 //! feeds the facts to the one sequential [`Pairing`]. Framed streams (Content-Length, SSE,
 //! json-seq) are already decoded in order on that thread, and feed it directly.
 //!
-//! Bare NDJSON carries no timestamps and no directions: latencies need timestamps, so do
-//! `--timeout` expiries, and one id space is shared by both sides. Several files are one
-//! log, in order.
+//! Timestamps and directions come from log lines (`--line-format` groups `ts` and `dir`,
+//! `--ts-field` and `--dir-field`, proxy logs): the workers parse each timestamp, the
+//! matcher maps the direction labels in input order ([`Directions`]: the first label seen
+//! is one way, the second the other). Bare NDJSON carries neither: no latencies, no
+//! `--timeout` expiries, and one id space shared by both sides. Several files are one log,
+//! in order.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -19,11 +22,12 @@ use std::time::Duration;
 
 use clap::Args;
 use rpcscan::pair::{
-    Ending, Event, Fact, Latency, Outcome, Pairing, Position, Seen, Stat, Summary,
+    Directions, Ending, Event, Fact, Latency, Outcome, Pairing, Position, Seen, Stat, Summary,
     DEFAULT_MAX_IN_FLIGHT,
 };
 use rpcscan::Kind;
 
+use crate::input::extract::parse_time;
 use crate::input::{self, Command, Item, Output, Source, Stop, Verdict};
 use crate::json::{write_str, write_u64};
 
@@ -40,7 +44,7 @@ pub struct PairArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_IN_FLIGHT)]
     max_in_flight: usize,
     /// Expire requests unanswered this long (`500ms`, `30s`, `5m`, `1h`; a bare number is
-    /// seconds). Needs timestamps, which bare NDJSON does not have.
+    /// seconds). Needs timestamps: from log lines (--line-format, --ts-field, proxy logs).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     timeout: Option<Duration>,
     #[command(flatten)]
@@ -68,6 +72,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Runs the subcommand.
 pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
+    let settings = match args.common.checked_settings() {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
     args.common.setup_threads();
     let cmd = Pair {
         json: args.json,
@@ -75,7 +83,7 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         max_in_flight: args.max_in_flight,
         timeout: args.timeout,
     };
-    let run = input::run(&cmd, &args.common.settings(), &args.common.inputs(), out);
+    let run = input::run(&cmd, &settings, &args.common.inputs(), out);
     let mut unanswered = 0;
     let run = run.and_then(|mut run| {
         let mut state = run.tally.state.take().unwrap_or_else(|| cmd.state());
@@ -87,10 +95,15 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         let leftover = std::mem::take(&mut run.tally.facts);
         let mut pending = std::mem::take(&mut state.out);
         for record in &leftover {
-            cmd.feed(&mut state, &record.fact(&run.tally.arena), &mut pending);
+            let (fact, label) = record.fact(&run.tally.arena);
+            cmd.feed(&mut state, fact, label, &mut pending);
         }
         let State {
-            pairing, summary, ..
+            pairing,
+            summary,
+            directions,
+            undirected,
+            ..
         } = &mut *state;
         let pending = &mut pending;
         pairing.finish(|event| {
@@ -99,10 +112,14 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         });
         out.write(pending)?;
         unanswered = summary.unanswered_count();
+        let seen = DirectionsSeen {
+            labels: directions.labels(),
+            undirected: *undirected,
+        };
         if cmd.json && !cmd.only_unanswered {
-            out.write(&summary_json(summary))?;
+            out.write(&summary_json(summary, &seen))?;
         } else if !cmd.only_unanswered {
-            out.write(summary_table(summary).as_bytes())?;
+            out.write(summary_table(summary, &seen).as_bytes())?;
         }
         out.flush()?;
         Ok(run)
@@ -140,10 +157,13 @@ struct Record {
     progress_token: Span,
     cancels: Span,
     error_code: Span,
+    /// The log line's direction label, mapped to a direction in input order.
+    label: Span,
+    time: Option<Duration>,
 }
 
 impl Record {
-    fn new(fact: &Fact<'_>, arena: &mut Vec<u8>) -> Record {
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Vec<u8>) -> Record {
         let mut stash = |bytes: Option<&[u8]>| {
             bytes.map(|b| {
                 let start = arena.len();
@@ -160,10 +180,13 @@ impl Record {
             progress_token: stash(fact.progress_token),
             cancels: stash(fact.cancels),
             error_code: stash(fact.error_code),
+            label: stash(label),
+            time: fact.time,
         }
     }
 
-    fn fact<'a>(&self, arena: &'a [u8]) -> Fact<'a> {
+    /// The fact, and its direction label.
+    fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
         let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
         let text = |span: Span| {
             bytes(span)
@@ -177,7 +200,8 @@ impl Record {
         fact.progress_token = bytes(self.progress_token);
         fact.cancels = bytes(self.cancels);
         fact.error_code = bytes(self.error_code);
-        fact
+        fact.time = self.time;
+        (fact, bytes(self.label))
     }
 }
 
@@ -185,6 +209,10 @@ impl Record {
 struct State {
     pairing: Pairing,
     summary: Summary,
+    /// The log's two direction labels, as they come.
+    directions: Directions,
+    /// Messages with a label beyond the first two (no direction).
+    undirected: u64,
     out: Vec<u8>,
     /// Writing stdout failed: nothing more is written, the run ends with it.
     error: Option<io::Error>,
@@ -197,16 +225,26 @@ impl Pair {
                 .max_in_flight(self.max_in_flight)
                 .timeout(self.timeout),
             summary: Summary::new(),
+            directions: Directions::new(),
+            undirected: 0,
             out: Vec::new(),
             error: None,
         })
     }
 
-    fn feed(&self, state: &mut State, fact: &Fact<'_>, out: &mut Vec<u8>) {
+    /// Feeds one fact, travelling the way its `label` says, in input order.
+    fn feed(&self, state: &mut State, fact: Fact<'_>, label: Option<&[u8]>, out: &mut Vec<u8>) {
         let State {
-            pairing, summary, ..
+            pairing,
+            summary,
+            directions,
+            undirected,
+            ..
         } = state;
-        pairing.feed(fact, |event| {
+        let direction = label.and_then(|l| directions.direction(l));
+        *undirected += u64::from(label.is_some() && direction.is_none());
+        let fact = fact.with_direction(direction);
+        pairing.feed(&fact, |event| {
             summary.add(&event);
             self.write(&event, out);
         });
@@ -238,28 +276,28 @@ impl Pair {
 impl Command for Pair {
     type Tally = Tally;
 
-    fn item(&self, _source: &Source, item: &Item<'_>, out: &mut Vec<u8>, tally: &mut Tally) {
-        let Verdict::Message(msg) = &item.verdict else {
-            return;
-        };
-        let at = Position {
-            line: item.line,
-            offset: item.offset,
-        };
-        let fact = Fact::of(msg, at);
-        if fact.kind == Kind::Notification
-            && fact.cancels.is_none()
-            && fact.progress_token.is_none()
-        {
-            return;
+    /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
+    /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
+    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
+        if let Some(fact) = self.fact_of(item) {
+            tally
+                .facts
+                .push(Record::new(&fact, item.dir, &mut tally.arena));
         }
-        if item.line == 0 {
-            // Only framed streams leave lines out (this command asks for them): their
-            // messages come in order, on the writer's thread, with the run's own tally.
+    }
+
+    /// A framed stream's message: already in order, on the writer's thread, with the run's
+    /// own tally: fed straight to the matcher.
+    fn item_in_order(
+        &self,
+        _source: &Source,
+        item: &Item<'_>,
+        out: &mut Vec<u8>,
+        tally: &mut Tally,
+    ) {
+        if let Some(fact) = self.fact_of(item) {
             let state = tally.state.get_or_insert_with(|| self.state());
-            self.feed(state, &fact, out);
-        } else {
-            tally.facts.push(Record::new(&fact, &mut tally.arena));
+            self.feed(state, fact, item.dir, out);
         }
     }
 
@@ -267,7 +305,8 @@ impl Command for Pair {
         let state = into.state.get_or_insert_with(|| self.state());
         let mut pending = std::mem::take(&mut state.out);
         for record in &from.facts {
-            self.feed(state, &record.fact(&from.arena), &mut pending);
+            let (fact, label) = record.fact(&from.arena);
+            self.feed(state, fact, label, &mut pending);
         }
         state.out = pending;
         if !state.out.is_empty() && state.error.is_none() {
@@ -290,6 +329,38 @@ impl Command for Pair {
     fn prints_as_it_goes(&self) -> bool {
         self.json || self.only_unanswered
     }
+}
+
+impl Pair {
+    /// The facts of an item the matcher cares about, with its timestamp: requests,
+    /// responses, cancels and progress; with `--timeout`, any other timed message too (its
+    /// time alone expires stragglers, as every timed line of the log does).
+    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
+        let at = Position {
+            line: item.line,
+            offset: item.offset,
+        };
+        let time = || item.ts.and_then(parse_time);
+        let Verdict::Message(msg) = &item.verdict else {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(fact.with_time(Some(time)));
+        }
+        Some(fact.with_time(time()))
+    }
+}
+
+/// The direction labels a run saw.
+struct DirectionsSeen<'a> {
+    labels: [Option<&'a [u8]>; 2],
+    undirected: u64,
 }
 
 /// `fmt::Write` over a byte buffer.
@@ -466,7 +537,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
 }
 
 /// The closing `--json` line: the counts.
-fn summary_json(s: &Summary) -> Vec<u8> {
+fn summary_json(s: &Summary, seen: &DirectionsSeen<'_>) -> Vec<u8> {
     let mut o = Vec::with_capacity(256);
     let _ = writeln!(
         Text(&mut o),
@@ -483,6 +554,25 @@ fn summary_json(s: &Summary) -> Vec<u8> {
         s.null_id_errors.count,
         s.stray_notifications.count
     );
+    // `"directions":["c2s","s2c"]` (the first label seen first), null without labels.
+    o.pop();
+    o.pop();
+    o.extend_from_slice(b",\"directions\":");
+    if seen.labels[0].is_none() {
+        o.extend_from_slice(b"null");
+    } else {
+        o.push(b'[');
+        for (i, label) in seen.labels.iter().flatten().enumerate() {
+            if i > 0 {
+                o.push(b',');
+            }
+            write_str(&mut o, &String::from_utf8_lossy(label));
+        }
+        o.push(b']');
+    }
+    o.extend_from_slice(b",\"undirected\":");
+    write_u64(&mut o, seen.undirected);
+    o.extend_from_slice(b"}\n");
     o
 }
 
@@ -561,8 +651,21 @@ fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, 
 }
 
 /// The summary for a person.
-fn summary_table(s: &Summary) -> String {
+fn summary_table(s: &Summary, seen: &DirectionsSeen<'_>) -> String {
     let mut t = String::with_capacity(2048);
+    if let [Some(there), back] = seen.labels {
+        let show = |l: &[u8]| printable(&String::from_utf8_lossy(l));
+        let back = back.map_or_else(|| "(none seen)".to_owned(), show);
+        let _ = write!(t, "{:<16} {} / {back}", "directions", show(there));
+        if seen.undirected > 0 {
+            let _ = write!(
+                t,
+                "  ({} with another label: no direction)",
+                seen.undirected
+            );
+        }
+        t.push('\n');
+    }
     let _ = writeln!(t, "{:<16} {:>12}", "pairs", s.pairs);
     let _ = writeln!(
         t,

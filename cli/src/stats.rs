@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rpcscan::{Kind, Reason};
 
-use crate::input::{Command, Item, Source, Verdict};
+use crate::input::{Command, Item, Skip, Source, Verdict};
 use crate::json::{write_str, write_u64};
 
 /// Distinct methods (and error codes) counted by name; the rest are lumped together, so a
@@ -37,6 +37,9 @@ pub struct Tally {
     other_codes: u64,
     /// SSE events of another type than `message` (not messages, docs/spec.md §7).
     non_message_events: u64,
+    /// Log lines without a message (extraction only): no match, no message field, proxy
+    /// records.
+    skipped: [u64; 3],
     /// Decoding space for escaped method names (reused, never per message).
     scratch: String,
 }
@@ -78,6 +81,10 @@ impl Command for Stats {
         }
     }
 
+    fn skipped(&self, _source: &Source, why: Skip, t: &mut Tally) {
+        t.skipped[skip_index(why)] += 1;
+    }
+
     fn prints_as_it_goes(&self) -> bool {
         false
     }
@@ -89,6 +96,9 @@ impl Command for Stats {
     fn merge(&self, into: &mut Tally, from: Tally) {
         into.messages += from.messages;
         into.non_message_events += from.non_message_events;
+        for (a, b) in into.skipped.iter_mut().zip(from.skipped) {
+            *a += b;
+        }
         for (a, b) in into.kinds.iter_mut().zip(from.kinds) {
             *a += b;
         }
@@ -105,6 +115,18 @@ impl Command for Stats {
         }
     }
 }
+
+/// Where a skipped line is counted, and its name in the reports.
+fn skip_index(why: Skip) -> usize {
+    match why {
+        Skip::NoMatch => 0,
+        Skip::Missing => 1,
+        Skip::ProxyRecord => 2,
+    }
+}
+
+/// The names of [`Tally::skipped`]'s counts, in the JSON report.
+const SKIPPED_NAMES: [&str; 3] = ["no_match", "no_message_field", "proxy_records"];
 
 /// Entries by count (descending), then name.
 fn ranked(map: &HashMap<Box<[u8]>, u64>) -> Vec<(&[u8], u64)> {
@@ -184,7 +206,16 @@ impl Stats {
             rate(bytes, elapsed),
             rate(t.messages, elapsed)
         );
-        o.extend_from_slice(b",\"kinds\":{");
+        o.extend_from_slice(b",\"skipped_lines\":{");
+        for (i, (name, n)) in SKIPPED_NAMES.iter().zip(t.skipped).enumerate() {
+            if i > 0 {
+                o.push(b',');
+            }
+            write_str(&mut o, name);
+            o.push(b':');
+            write_u64(&mut o, n);
+        }
+        o.extend_from_slice(b"},\"kinds\":{");
         for (i, kind) in Kind::ALL.iter().enumerate() {
             if i > 0 {
                 o.push(b',');
@@ -248,6 +279,16 @@ impl Stats {
         let mut s = String::with_capacity(4096);
         let secs = elapsed.as_secs_f64();
         let _ = writeln!(s, "{:<16}{}", "messages", t.messages);
+        let skipped: u64 = t.skipped.iter().sum();
+        if skipped > 0 {
+            let [no_match, missing, proxy] = t.skipped;
+            let _ = writeln!(
+                s,
+                "{:<16}{skipped} (no match {no_match}, no message field {missing}, \
+                 proxy records {proxy})",
+                "skipped lines"
+            );
+        }
         let _ = writeln!(
             s,
             "{:<16}{} ({bytes} bytes)",

@@ -1,9 +1,11 @@
 //! The hot loop: every NDJSON message of a block of whole lines goes to the subcommand,
 //! with its offset and line; blank lines are no messages; oversized lines are `too_large`.
+//! Lines that are log records go through their input's extraction first, in the worker.
 
 use rpcscan::frame::ndjson_messages;
 use rpcscan::Reason;
 
+use super::extract::{Extract, Found, Place};
 use super::lines::newlines;
 use super::{Command, Item, Settings, Source, Verdict};
 
@@ -33,6 +35,10 @@ pub(super) fn scan_ndjson<C: Command>(
         out,
         tally,
     };
+    if let Some(extract) = source.extract.as_deref() {
+        scan.records(extract);
+        return scan.line_at(data.len());
+    }
     let max = settings.max_message_size;
     // End of the previous message's line (after its `\n`): what lies between it and the
     // next message is blank lines.
@@ -100,9 +106,76 @@ impl<C: Command> NdjsonScan<'_, C> {
             offset: self.base + at as u64,
             line: self.line_at(at),
             bytes,
+            record: bytes,
+            ts: None,
+            dir: None,
             verdict,
         };
         self.cmd.item(self.source, &item, self.out, self.tally);
+    }
+
+    /// Every line of the block as a log record: its message (if it holds one) to the
+    /// subcommand, with the line's own offset and number; lines without one are counted.
+    fn records(&mut self, extract: &Extract) {
+        let max = self.settings.max_message_size;
+        let mut scratch = extract.scratch();
+        let data = self.data;
+        let mut pos = 0;
+        while pos < data.len() {
+            let rest = data.get(pos..).unwrap_or_default();
+            let (end, next) = memchr::memchr(b'\n', rest)
+                .map_or((data.len(), data.len()), |i| (pos + i, pos + i + 1));
+            let mut record = data.get(pos..end).unwrap_or_default();
+            record = record.strip_suffix(b"\r").unwrap_or(record);
+            let at = pos;
+            pos = next;
+            if record.len() > max {
+                let verdict = Verdict::Skipped {
+                    reason: Reason::TooLarge,
+                    len: record.len() as u64,
+                };
+                self.emit(at, &[], verdict);
+                continue;
+            }
+            if record.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let found = match extract.line(record, &mut scratch) {
+                Ok(found) => found,
+                Err(why) => {
+                    self.cmd.skipped(self.source, why, self.tally);
+                    continue;
+                }
+            };
+            let Found { place, ts, dir } = found;
+            let (offset, bytes) = match place {
+                Place::InLine { start, end } => {
+                    (at + start, record.get(start..end).unwrap_or_default())
+                }
+                Place::Decoded { at: quote } => (at + quote, &scratch.decoded[..]),
+            };
+            let verdict = if bytes.len() > max {
+                Verdict::Skipped {
+                    reason: Reason::TooLarge,
+                    len: bytes.len() as u64,
+                }
+            } else {
+                match self.settings.parser.parse(bytes) {
+                    Ok(m) => Verdict::Message(m),
+                    Err(inv) => Verdict::Invalid(inv),
+                }
+            };
+            let item = Item {
+                offset: self.base + offset as u64,
+                line: self.line_at(at),
+                bytes,
+                record,
+                ts,
+                dir,
+                verdict,
+            };
+            self.cmd.item(self.source, &item, self.out, self.tally);
+        }
     }
 
     /// Blank lines are no messages, but one over the limit is still reported as
@@ -133,6 +206,7 @@ impl<C: Command> NdjsonScan<'_, C> {
 mod tests {
     use super::super::testing::{seen, settings, Record, Seen};
     use super::*;
+    use crate::input::Extract;
 
     /// Every message of `data` scanned as one block, with `max` as the size limit.
     fn scan(data: &str, max: usize) -> Vec<Seen> {
@@ -153,6 +227,61 @@ mod tests {
     }
 
     const OK: &str = r#"{"jsonrpc":"2.0","method":"m"}"#;
+
+    /// Every record of `data` scanned as one block with `extract`, at offset 100, line 1.
+    fn scan_records(data: &[u8], extract: Extract, max: usize) -> Vec<Seen> {
+        let mut source = Source::new("test".to_owned());
+        source.extract = Some(std::sync::Arc::new(extract));
+        let (mut out, mut tally) = (Vec::new(), Vec::new());
+        let end = scan_ndjson(
+            &Record,
+            &settings(max),
+            &source,
+            data,
+            100,
+            1,
+            &mut out,
+            &mut tally,
+        );
+        assert_eq!(end, 1 + newlines(data));
+        tally
+    }
+
+    #[test]
+    fn records_keep_their_lines_and_offsets_in_the_original() {
+        let re = Extract::regex(r"(?-u)^\S+ (?<msg>.*)").unwrap();
+        let long = format!("{OK}{OK}");
+        // (line, where its message starts in it): lines without one are blank, do not
+        // match (no space after a non-UTF-8 prefix), or are too large.
+        let lines: [(Vec<u8>, Option<usize>); 7] = [
+            (format!("a {OK}\r").into_bytes(), Some(2)),
+            (Vec::new(), None),
+            (b"\xff{}".to_vec(), None),
+            (format!("bb {OK}").into_bytes(), Some(3)),
+            (format!("ccc {long}").into_bytes(), None),
+            (b"   ".to_vec(), None),
+            ([&b"\xc3 "[..], OK.as_bytes()].concat(), Some(2)),
+        ];
+        let data = lines
+            .iter()
+            .map(|l| l.0.clone())
+            .collect::<Vec<_>>()
+            .join(&b'\n');
+        let mut expected = Vec::new();
+        let mut start = 100u64;
+        for (n, (line, msg)) in lines.iter().enumerate() {
+            let number = n as u64 + 1;
+            if let Some(at) = msg {
+                expected.push((start + *at as u64, number, OK, "notification"));
+            }
+            if line.len() > 2 * OK.len() + 3 {
+                expected.push((start, number, "", "too_large 64"));
+            }
+            start += line.len() as u64 + 1;
+        }
+        let got = scan_records(&data, re, 2 * OK.len() + 3);
+        assert_eq!(got, expected.iter().map(seen).collect::<Vec<_>>());
+    }
 
     #[test]
     fn lines_are_cut_at_newlines_and_blank_lines_are_no_messages() {

@@ -58,6 +58,8 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
         warn_if_binary(&source, 0, data.get(..BINARY_PROBE).unwrap_or(data));
         #[cfg(unix)]
         let _ = map.advise(memmap2::Advice::Sequential);
+        let first = data.get(..super::sniff::FIRST_LINE).unwrap_or(data);
+        let source = source.with_extraction(settings, first);
         return Ok(Opened::Mapped(Mapped { source, map, start }));
     }
     // Other framings go through their decoder: stream the file from where we started.

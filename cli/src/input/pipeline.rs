@@ -97,6 +97,9 @@ impl Block {
                     offset: *offset,
                     line: *line,
                     bytes: &[],
+                    record: &[],
+                    ts: None,
+                    dir: None,
                     verdict: Verdict::Skipped {
                         reason: Reason::TooLarge,
                         len: *len,

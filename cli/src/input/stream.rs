@@ -109,10 +109,13 @@ impl<C: Command> Stream<'_, C> {
             offset,
             line: 0,
             bytes,
+            record: bytes,
+            ts: None,
+            dir: None,
             verdict,
         };
         self.cmd
-            .item(self.source, &item, &mut self.pending, self.tally);
+            .item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 
     fn bad_frame(&mut self, e: &FrameError) {
@@ -120,12 +123,15 @@ impl<C: Command> Stream<'_, C> {
             offset: e.offset(),
             line: 0,
             bytes: &[],
+            record: &[],
+            ts: None,
+            dir: None,
             verdict: Verdict::Skipped {
                 reason: e.reason(),
                 len: e.len(),
             },
         };
         self.cmd
-            .item(self.source, &item, &mut self.pending, self.tally);
+            .item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 }

@@ -1,0 +1,203 @@
+//! `rpcscan stats` on bare NDJSON against the same traffic inside log lines (issue 21's
+//! target: at least 0.5x of bare): JSON records holding the message as an object
+//! (`--json-field msg`), as a string (`--json-field payload`), and host prefixes read with
+//! a simple anchored `--line-format`. Every run goes through the real binary; each run's
+//! message count is checked before its time is printed.
+//!
+//! ```text
+//! cargo build --profile bench -p rpcscan-cli -p rpcscan-benchmarks --bin extract
+//! target/release/extract [SIZE_MB [ROUNDS [RPCSCAN]]]   # default 1024 3, rpcscan beside this program
+//! target/release/extract --test                         # 4 MB, one round: counts only
+//! ```
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The `--line-format` of the prefixed log.
+const PREFIX_FORMAT: &str = r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)$";
+
+/// The traffic: about `size` bytes of requests, progress and responses, one per line.
+fn traffic(size: usize) -> Vec<Vec<u8>> {
+    let mut messages = Vec::new();
+    let mut total = 0;
+    let tools = ["get_weather", "search", "echo", "read_file"];
+    let mut id = 0u64;
+    while total < size {
+        let tool = tools[(id % 4) as usize];
+        let mut batch = vec![format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"city":"Oslo","units":"metric"}},"_meta":{{"progressToken":{id}}}}}}}"#
+        )];
+        if id.is_multiple_of(5) {
+            batch.push(format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{id},"progress":1,"total":2}}}}"#
+            ));
+        }
+        batch.push(if id % 7 == 3 {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32602,"message":"Invalid params: city"}}}}"#
+            )
+        } else {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":"Oslo: 4°C, light rain"}}],"isError":false}}}}"#
+            )
+        });
+        for m in batch {
+            total += m.len() + 1;
+            messages.push(m.into_bytes());
+        }
+        id += 1;
+    }
+    messages
+}
+
+/// How a message is written into its log line.
+#[derive(Clone, Copy, Debug)]
+enum Form {
+    Bare,
+    Record,
+    Payload,
+    Prefix,
+}
+
+impl Form {
+    const ALL: [Form; 4] = [Form::Bare, Form::Record, Form::Payload, Form::Prefix];
+
+    fn args(self) -> &'static [&'static str] {
+        match self {
+            Form::Bare => &[],
+            Form::Record => &["--json-field", "msg"],
+            Form::Payload => &["--json-field", "payload"],
+            Form::Prefix => &["--line-format", PREFIX_FORMAT],
+        }
+    }
+
+    fn write(self, log: &mut Vec<u8>, n: usize, msg: &[u8]) {
+        let ts = format!(
+            "2026-11-29T10:{:02}:{:02}.{:03}Z",
+            n / 60_000 % 60,
+            n / 1000 % 60,
+            n % 1000
+        );
+        let (dir, label) = if n.is_multiple_of(2) {
+            ("c2s", "STDIN")
+        } else {
+            ("s2c", "STDOUT")
+        };
+        match self {
+            Form::Bare => log.extend_from_slice(msg),
+            Form::Record => {
+                let _ = write!(log, r#"{{"ts":"{ts}","dir":"{dir}","session":"a1","msg":"#);
+                log.extend_from_slice(msg);
+                log.push(b'}');
+            }
+            Form::Payload => {
+                let _ = write!(
+                    log,
+                    r#"{{"time":{}.{:03},"direction":"{dir}","payload":""#,
+                    1_764_410_400 + n / 1000,
+                    n % 1000
+                );
+                for &b in msg {
+                    if b == b'"' || b == b'\\' {
+                        log.push(b'\\');
+                    }
+                    log.push(b);
+                }
+                log.extend_from_slice(b"\"}");
+            }
+            Form::Prefix => {
+                let _ = write!(log, "{ts} [{label}] ");
+                log.extend_from_slice(msg);
+            }
+        }
+        log.push(b'\n');
+    }
+}
+
+/// Runs `rpcscan ARGS`, returns stdout and the wall time.
+fn time(rpcscan: &Path, args: &[&str]) -> (String, Duration) {
+    let start = Instant::now();
+    let out = Command::new(rpcscan)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", rpcscan.display()));
+    let elapsed = start.elapsed();
+    assert!(out.status.success(), "rpcscan {args:?}: {out:?}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), elapsed)
+}
+
+/// The number after `name` on the line that starts with it.
+fn count(report: &str, name: &str) -> u64 {
+    report
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {name:?} in {report}"))
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let test = args.first().map(String::as_str) == Some("--test");
+    let size_mb: usize = if test {
+        4
+    } else {
+        args.first().and_then(|s| s.parse().ok()).unwrap_or(1024)
+    };
+    let rounds: usize = if test {
+        1
+    } else {
+        args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3)
+    };
+    let rpcscan = args
+        .get(if test { 1 } else { 2 })
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let me = std::env::current_exe().expect("own path");
+            me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
+        });
+    let messages = traffic(size_mb << 20);
+    let mut files = Vec::new();
+    for form in Form::ALL {
+        let mut log = Vec::with_capacity((size_mb << 20) * 3 / 2);
+        for (n, msg) in messages.iter().enumerate() {
+            form.write(&mut log, n, msg);
+        }
+        let path = std::env::temp_dir().join(format!(
+            "rpcscan-extract-bench-{}-{form:?}.log",
+            std::process::id()
+        ));
+        std::fs::write(&path, &log).expect("write the log");
+        files.push((form, path, log.len() as f64));
+    }
+    println!("{} messages, {size_mb} MB of bare NDJSON", messages.len());
+    for round in 0..rounds {
+        let mut bare_rate = None;
+        for (form, path, bytes) in &files {
+            let file = path.to_str().expect("a UTF-8 temp path");
+            let mut args = vec!["stats"];
+            args.extend_from_slice(form.args());
+            args.push(file);
+            let (report, elapsed) = time(&rpcscan, &args);
+            assert_eq!(
+                count(&report, "messages"),
+                messages.len() as u64,
+                "{form:?}: {report}"
+            );
+            // Throughput in messages, so that the wrappers' extra bytes are no bonus.
+            let rate = messages.len() as f64 / elapsed.as_secs_f64();
+            let bare = *bare_rate.get_or_insert(rate);
+            println!(
+                "round {round}: {form:?}: {:.2} GB/s of log, {:.1} M messages/s, {:.2}x bare",
+                bytes / elapsed.as_secs_f64() / 1e9,
+                rate / 1e6,
+                rate / bare
+            );
+        }
+    }
+    for (_, path, _) in files {
+        let _ = std::fs::remove_file(path);
+    }
+}

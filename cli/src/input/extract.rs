@@ -1,0 +1,337 @@
+//! Messages inside log lines: `--line-format REGEX`, `--json-field PATH` (with
+//! `--ts-field`, `--dir-field`), and the `--log` files of `rpcscan proxy`, recognised by
+//! their first line. Each NDJSON line is one log record; [`Extract::line`] finds the message
+//! in it (and its timestamp and direction labels, when the format has them), in the
+//! parallel workers, one line at a time.
+//!
+//! A line that does not match the format, or a record without the message field, is
+//! [`Skip`]ped and counted, never classified as an invalid message.
+
+use std::time::Duration;
+
+use regex::bytes::{CaptureLocations, Regex};
+use rpcscan::{Field, Raw};
+
+/// How messages are found inside log lines.
+#[derive(Debug)]
+pub enum Extract {
+    /// `--line-format`: a regular expression with a `msg` group, and maybe `ts` and `dir`.
+    Regex {
+        /// The expression (unanchored unless it says `^`).
+        re: Regex,
+        /// Capture group indices of `msg`, `ts`, `dir`.
+        msg: usize,
+        ts: Option<usize>,
+        dir: Option<usize>,
+    },
+    /// `--json-field` (or a proxy log): each line is a JSON record; dotted paths name the
+    /// message, its timestamp and its direction.
+    Fields {
+        msg: Vec<String>,
+        ts: Option<Vec<String>>,
+        dir: Option<Vec<String>>,
+        /// Records with this direction label are skipped and counted (a proxy log's own
+        /// `proxy` records).
+        skip_dir: Option<&'static [u8]>,
+    },
+}
+
+/// Why a line holds no message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skip {
+    /// The line does not match `--line-format`, or is not a JSON object record.
+    NoMatch,
+    /// The record has no (single) message field, or it is `null`.
+    Missing,
+    /// A proxy log's `"dir":"proxy"` record: the proxy's own decision, no traffic.
+    ProxyRecord,
+}
+
+/// Where a line's message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// `line[start..end]`, used in place.
+    InLine { start: usize, end: usize },
+    /// A JSON string at `line[at..]`, decoded into the caller's buffer.
+    Decoded { at: usize },
+}
+
+/// What a line holds: the message's place, and the raw timestamp and direction label.
+#[derive(Clone, Copy, Debug)]
+pub struct Found<'l> {
+    pub place: Place,
+    pub ts: Option<&'l [u8]>,
+    pub dir: Option<&'l [u8]>,
+}
+
+/// Per-worker state of an extraction: regex capture slots, the decoding buffer.
+pub struct Scratch {
+    locations: Option<CaptureLocations>,
+    /// A message decoded from a JSON string (reused line after line).
+    pub decoded: Vec<u8>,
+}
+
+impl Extract {
+    /// `--line-format`: the expression must name a `msg` group.
+    pub fn regex(pattern: &str) -> Result<Extract, String> {
+        let re = Regex::new(pattern).map_err(|e| e.to_string())?;
+        let index = |name: &str| re.capture_names().position(|n| n == Some(name));
+        let msg = index("msg").ok_or("the expression has no (?<msg>...) group")?;
+        let (ts, dir) = (index("ts"), index("dir"));
+        Ok(Extract::Regex { re, msg, ts, dir })
+    }
+
+    /// `--json-field` and friends, dotted paths (`msg`, `event.payload`).
+    pub fn fields(msg: &str, ts: Option<&str>, dir: Option<&str>) -> Result<Extract, String> {
+        let path = |p: &str| -> Result<Vec<String>, String> {
+            let keys: Vec<String> = p.split('.').map(str::to_owned).collect();
+            if keys.iter().any(String::is_empty) {
+                return Err(format!(
+                    "{p:?} is not a dotted path (examples: msg, event.payload)"
+                ));
+            }
+            Ok(keys)
+        };
+        Ok(Extract::Fields {
+            msg: path(msg)?,
+            ts: ts.map(path).transpose()?,
+            dir: dir.map(path).transpose()?,
+            skip_dir: None,
+        })
+    }
+
+    /// The format of `rpcscan proxy --log` files.
+    pub fn proxy_log() -> Extract {
+        let key = |k: &str| Some(vec![k.to_owned()]);
+        Extract::Fields {
+            msg: vec!["msg".to_owned()],
+            ts: key("ts"),
+            dir: key("dir"),
+            skip_dir: Some(b"proxy"),
+        }
+    }
+
+    /// `true` when `line` (an input's first line) is a `rpcscan proxy --log` record: a JSON
+    /// object with a `ts` string and a `dir` string, and either a `msg` member (traffic) or
+    /// an `event` (the proxy's own record, which a log may start with: a `signal`, say).
+    pub fn is_proxy_log(line: &[u8]) -> bool {
+        let record = Raw::lenient(line);
+        if !record.is_object() {
+            return false;
+        }
+        let [ts, dir, msg, event] = record.get_many(["ts", "dir", "msg", "event"]);
+        let Some(dir) = dir.as_str() else {
+            return false;
+        };
+        let proxy_event = dir == "proxy" && event.as_str().is_some();
+        ts.as_str().is_some() && (msg.unique().is_some() || proxy_event)
+    }
+
+    /// A worker's scratch space for this extraction.
+    pub fn scratch(&self) -> Scratch {
+        Scratch {
+            locations: match self {
+                Extract::Regex { re, .. } => Some(re.capture_locations()),
+                Extract::Fields { .. } => None,
+            },
+            decoded: Vec::new(),
+        }
+    }
+
+    /// Finds the message in one line (without its line end). A message that was a JSON
+    /// string is decoded into `scratch.decoded`.
+    pub fn line<'l>(&self, line: &'l [u8], scratch: &mut Scratch) -> Result<Found<'l>, Skip> {
+        match self {
+            Extract::Regex { re, msg, ts, dir } => {
+                let Some(locations) = scratch.locations.as_mut() else {
+                    return Err(Skip::NoMatch);
+                };
+                re.captures_read(locations, line).ok_or(Skip::NoMatch)?;
+                let group = |i: Option<usize>| {
+                    let (start, end) = locations.get(i?)?;
+                    line.get(start..end)
+                };
+                let (start, end) = locations.get(*msg).ok_or(Skip::Missing)?;
+                Ok(Found {
+                    place: Place::InLine { start, end },
+                    ts: group(*ts),
+                    dir: group(*dir),
+                })
+            }
+            Extract::Fields {
+                msg,
+                ts,
+                dir,
+                skip_dir,
+            } => {
+                let record = Raw::lenient(line);
+                if !record.is_object() {
+                    return Err(Skip::NoMatch);
+                }
+                // One pass over the record for the three top-level keys.
+                let m0 = first_key(Some(msg), "");
+                let [m, t, d] =
+                    record.get_many([m0, first_key(ts.as_ref(), m0), first_key(dir.as_ref(), m0)]);
+                let value = |field: Field<'l>, path: Option<&Vec<String>>| -> Option<Raw<'l>> {
+                    let mut value = field.unique()?;
+                    for key in path?.get(1..)? {
+                        value = value.get(key).unique()?;
+                    }
+                    Some(value)
+                };
+                let label = |raw: Raw<'l>| raw.as_str().map_or(raw.as_bytes(), |s| s.raw());
+                let dir = value(d, dir.as_ref()).map(label);
+                if dir.is_some() && dir == *skip_dir {
+                    return Err(Skip::ProxyRecord);
+                }
+                let ts = value(t, ts.as_ref()).map(label);
+                let message = value(m, Some(msg))
+                    .filter(|v| !v.is_null())
+                    .ok_or(Skip::Missing)?;
+                let at = message.offset();
+                let place = match message.as_str() {
+                    Some(s) => {
+                        scratch.decoded.clear();
+                        s.decode_into(&mut scratch.decoded);
+                        Place::Decoded { at }
+                    }
+                    None => Place::InLine {
+                        start: at,
+                        end: at + message.len(),
+                    },
+                };
+                Ok(Found { place, ts, dir })
+            }
+        }
+    }
+}
+
+/// The first key of a path, or `or` without one.
+fn first_key<'p>(path: Option<&'p Vec<String>>, or: &'p str) -> &'p str {
+    path.and_then(|p| p.first()).map_or(or, String::as_str)
+}
+
+/// Unix times from this many on are milliseconds, below it seconds: 10^11 seconds is in
+/// the year 5138, 10^11 milliseconds early in 1973.
+const MILLIS_FROM: u64 = 100_000_000_000;
+
+/// A log timestamp as time since the Unix epoch, detected per value:
+///
+/// * RFC 3339 / ISO 8601 date-times (`2025-05-14T22:53:22.480Z`, `+02:00` offsets, a space
+///   for the `T`); one without a zone or offset is taken as UTC;
+/// * Unix time, integer or fractional: seconds, or milliseconds from 10^11 on (see
+///   [`MILLIS_FROM`]).
+///
+/// Times before 1970 and anything else are no timestamp (`None`).
+pub fn parse_time(raw: &[u8]) -> Option<Duration> {
+    let text = std::str::from_utf8(raw).ok()?.trim();
+    if text.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return unix_time(text);
+    }
+    let ts = match text.parse::<jiff::Timestamp>() {
+        Ok(ts) => ts,
+        Err(_) => {
+            let civil: jiff::civil::DateTime = text.parse().ok()?;
+            civil.to_zoned(jiff::tz::TimeZone::UTC).ok()?.timestamp()
+        }
+    };
+    let secs = u64::try_from(ts.as_second()).ok()?;
+    let nanos = u32::try_from(ts.subsec_nanosecond()).ok()?;
+    Some(Duration::new(secs, nanos))
+}
+
+/// `1764410400`, `1764410400.12`, `1764410400120`, `1764410400120.5`.
+fn unix_time(text: &str) -> Option<Duration> {
+    let (int, frac) = text.split_once('.').unwrap_or((text, ""));
+    if int.is_empty() || frac.contains('.') {
+        return None;
+    }
+    let int: u64 = int.parse().ok()?;
+    // Nine fractional digits at most count (nanoseconds).
+    let digits = frac.get(..frac.len().min(9)).unwrap_or_default();
+    let mut nanos: u64 = if digits.is_empty() {
+        0
+    } else {
+        digits.parse().ok()?
+    };
+    for _ in digits.len()..9 {
+        nanos *= 10;
+    }
+    if int >= MILLIS_FROM {
+        // Milliseconds: the fraction is of a millisecond.
+        let whole = Duration::from_millis(int);
+        Some(whole + Duration::from_nanos(nanos / 1_000_000))
+    } else {
+        Some(Duration::new(int, u32::try_from(nanos).ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(d: Option<Duration>) -> Option<u128> {
+        d.map(|d| d.as_millis())
+    }
+
+    #[test]
+    fn timestamps() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Option<u128>)] = &[
+            ("2025-05-14T22:53:22.480Z", Some(1_747_263_202_480)),
+            ("2025-05-14T22:53:22.480", Some(1_747_263_202_480)),
+            ("2025-05-14 22:53:22.480Z", Some(1_747_263_202_480)),
+            ("2025-05-15T00:53:22.480+02:00", Some(1_747_263_202_480)),
+            ("1764410400.12", Some(1_764_410_400_120)),
+            ("1764410400", Some(1_764_410_400_000)),
+            ("1764410400120", Some(1_764_410_400_120)),
+            ("1764410400120.9", Some(1_764_410_400_120)),
+            ("1969-12-31T23:59:59Z", None),
+            ("yesterday", None),
+            ("1.2.3", None),
+            (".5", None),
+            ("", None),
+        ];
+        for &(raw, want) in cases {
+            assert_eq!(ms(parse_time(raw.as_bytes())), want, "{raw}");
+        }
+    }
+
+    #[test]
+    fn regex_needs_a_msg_group() {
+        assert!(Extract::regex(r"^\S+ (?<msg>\{.*)").is_ok());
+        assert!(Extract::regex(r"^\S+ (\{.*)").is_err());
+        assert!(Extract::regex(r"(?<msg>").is_err());
+        assert!(Extract::fields("a..b", None, None).is_err());
+    }
+
+    #[test]
+    fn fields_in_place_decoded_missing_and_proxy() {
+        let e = Extract::fields("event.payload", Some("time"), Some("direction")).unwrap();
+        let mut s = e.scratch();
+        let line = br#"{"time":1.5,"direction":"out","event":{"payload":"{\"id\":1}"}}"#;
+        let found = e.line(line, &mut s).unwrap();
+        assert_eq!(
+            (found.ts, found.dir),
+            (Some(&b"1.5"[..]), Some(&b"out"[..]))
+        );
+        assert!(matches!(found.place, Place::Decoded { .. }));
+        assert_eq!(s.decoded, br#"{"id":1}"#);
+        assert_eq!(
+            e.line(br#"{"event":{}}"#, &mut s).unwrap_err(),
+            Skip::Missing
+        );
+        assert_eq!(e.line(b"plain text", &mut s).unwrap_err(), Skip::NoMatch);
+        let p = Extract::proxy_log();
+        let mut s = p.scratch();
+        let line = br#"{"ts":"x","dir":"c2s","msg":{"id":1}}"#;
+        assert!(Extract::is_proxy_log(line));
+        let found = p.line(line, &mut s).unwrap();
+        assert_eq!(found.place, Place::InLine { start: 28, end: 36 });
+        let own = br#"{"ts":"x","dir":"proxy","event":"kill"}"#;
+        assert_eq!(p.line(own, &mut s).unwrap_err(), Skip::ProxyRecord);
+        assert!(Extract::is_proxy_log(own));
+        assert!(!Extract::is_proxy_log(br#"{"jsonrpc":"2.0","method":"m"}"#));
+        assert!(!Extract::is_proxy_log(br#"{"ts":"x","dir":"c2s"}"#));
+    }
+}
