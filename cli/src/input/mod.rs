@@ -76,6 +76,8 @@ pub enum Input {
     Stdin,
     /// A file (or a FIFO, a device...).
     Path(PathBuf),
+    /// Bytes already in memory (the Python package's `scan(bytes)`), read like a pipe.
+    Bytes(Arc<[u8]>),
 }
 
 impl Input {
@@ -100,6 +102,7 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".to_owned(),
             Input::Path(p) => p.display().to_string(),
+            Input::Bytes(_) => "<bytes>".to_owned(),
         }
     }
 }
