@@ -1,0 +1,175 @@
+"""scan(): the same values as `rpcscan classify --json`, through Arrow, and its integrations."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import threading
+import time
+
+import pytest
+
+import rpcscan
+from conftest import SAMPLE
+
+pa = pytest.importorskip("pyarrow")
+
+COLUMNS = ["line", "offset", "kind", "method", "id", "error_code", "reason", "tool_name"]
+
+
+def classify_json(cli, path, *args):
+    out = subprocess.run(
+        [cli, "classify", "--json", *args, str(path)], check=True, capture_output=True
+    ).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def assert_same(table, objects, messages=None):
+    assert table.column_names == COLUMNS
+    rows = table.to_pylist()
+    assert len(rows) == len(objects)
+    for i, (row, obj) in enumerate(zip(rows, objects)):
+        for key in ("line", "offset", "kind", "method", "error_code", "reason"):
+            assert row[key] == obj.get(key), (i, key, row, obj)
+        # The id column is the id's raw text; the CLI prints the same text as JSON.
+        want = obj["id"]
+        got = None if row["id"] is None else json.loads(row["id"])
+        assert (got, type(got)) == (want, type(want)), (i, row, obj)
+        if messages is not None and row["kind"] != "invalid":
+            assert row["tool_name"] == rpcscan.parse(messages[i]).tool_name
+
+
+def sample_messages():
+    return [line for line in SAMPLE.read_bytes().split(b"\n") if line.strip()]
+
+
+def test_scan_path_equals_classify_json(cli):
+    table = rpcscan.scan(SAMPLE)
+    assert isinstance(table, pa.Table)
+    assert_same(table, classify_json(cli, SAMPLE), sample_messages())
+    assert table.column("tool_name").null_count < table.num_rows
+    assert_same(rpcscan.scan(str(SAMPLE), mode="envelope"), classify_json(cli, SAMPLE, "--mode", "envelope"))
+
+
+def test_scan_bytes_and_iterables_equal_the_path(cli):
+    data = SAMPLE.read_bytes()
+    want = rpcscan.scan(SAMPLE)
+    assert rpcscan.scan(data).equals(want)
+    assert rpcscan.scan(bytearray(data)).equals(want)
+    assert rpcscan.scan(memoryview(data)).equals(want)
+    with open(SAMPLE, "rb") as f:
+        assert rpcscan.scan(f).equals(want)
+    chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
+    assert rpcscan.scan(iter(chunks)).equals(want)
+
+
+def test_scan_large_generated_file(cli, tmp_path):
+    """A few MB of repeated sample traffic: many blocks on the rayon pool, output in order."""
+    data = SAMPLE.read_bytes()
+    path = tmp_path / "big.ndjson"
+    with open(path, "wb") as f:
+        for _ in range(max(1, (8 << 20) // len(data))):
+            f.write(data)
+    table = rpcscan.scan(path)
+    assert_same(table, classify_json(cli, path))
+    assert rpcscan.scan(path.read_bytes()).equals(table)
+
+
+def test_other_framings(cli, tmp_path):
+    msgs = sample_messages()[:20]
+    body = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in msgs)
+    path = tmp_path / "lsp.log"
+    path.write_bytes(body)
+    table = rpcscan.scan(path, framing="content-length")
+    assert_same(table, classify_json(cli, path, "--framing", "content-length"))
+    assert table.column("line").null_count == table.num_rows
+    assert rpcscan.scan(body).equals(table)  # sniffed
+
+
+def test_oversized_and_blank_lines(cli, tmp_path):
+    path = tmp_path / "x.ndjson"
+    path.write_bytes(b'\n\n{"jsonrpc":"2.0","id":1,"method":"m"}\n' + b"x" * 100 + b"\n[]\n")
+    table = rpcscan.scan(path, max_message_size=64)
+    assert_same(table, classify_json(cli, path, "--max-message-size", "64"))
+    assert table.column("reason").to_pylist() == [None, "too_large", "batch"]
+
+
+def test_errors():
+    with pytest.raises(FileNotFoundError) as info:
+        rpcscan.scan("/nonexistent/traffic.ndjson")
+    assert info.value.filename == "/nonexistent/traffic.ndjson"
+    with pytest.raises(IsADirectoryError):
+        rpcscan.scan(SAMPLE.parent)
+    with pytest.raises(ValueError):
+        rpcscan.scan(b"{}", framing="xml")
+    with pytest.raises(ValueError):
+        rpcscan.scan(b"{}", mode="lenient")
+    with pytest.raises(TypeError):
+        rpcscan.scan(None)
+    assert rpcscan.scan(b"").num_rows == 0
+
+
+def test_capsule_without_pyarrow_wrapper():
+    from rpcscan import _rpcscan
+
+    raw = _rpcscan.scan_bytes(SAMPLE.read_bytes())
+    assert len(raw) == raw.num_rows and raw.column_names == COLUMNS
+    capsule = raw.__arrow_c_stream__()
+    assert type(capsule).__name__ == "PyCapsule"
+    # Exported twice, read twice.
+    assert pa.table(raw).equals(pa.table(raw))
+    assert pa.RecordBatchReader.from_stream(raw).read_all().num_rows == raw.num_rows
+
+
+def test_pandas_round_trip():
+    pd = pytest.importorskip("pandas")
+    df = rpcscan.scan(SAMPLE).to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == COLUMNS
+    assert df["kind"].value_counts().sum() == len(sample_messages())
+
+
+def test_polars_round_trip():
+    pl = pytest.importorskip("polars")
+    from rpcscan import _rpcscan
+
+    df = pl.from_arrow(rpcscan.scan(SAMPLE))
+    assert df.columns == COLUMNS
+    assert df.height == len(sample_messages())
+    # Without pyarrow in between: the PyCapsule interface directly.
+    direct = pl.DataFrame(_rpcscan.scan_path(str(SAMPLE)))
+    assert direct.equals(df)
+    counts = dict(df.group_by("kind").len().iter_rows())
+    assert sum(counts.values()) == df.height
+
+
+def test_duckdb_round_trip():
+    duckdb = pytest.importorskip("duckdb")
+    traffic = rpcscan.scan(SAMPLE)  # noqa: F841 (read by name in the SQL)
+    rows = duckdb.sql("SELECT kind, count(*) FROM traffic GROUP BY 1 ORDER BY 1").fetchall()
+    want = {}
+    for kind in traffic.column("kind").to_pylist():
+        want[kind] = want.get(kind, 0) + 1
+    assert dict(rows) == want
+
+
+def test_threads_scan_concurrently(tmp_path):
+    """Two threads scanning at once both finish (the GIL is released); timings are printed,
+    not asserted."""
+    data = SAMPLE.read_bytes()
+    path = tmp_path / "t.ndjson"
+    path.write_bytes(data * max(1, (4 << 20) // len(data)))
+    start = time.perf_counter()
+    want = rpcscan.scan(path)
+    one = time.perf_counter() - start
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(rpcscan.scan(path))) for _ in range(2)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    two = time.perf_counter() - start
+    print(f"one scan {one:.3f}s, two concurrent scans {two:.3f}s")
+    assert len(results) == 2 and all(r.equals(want) for r in results)
