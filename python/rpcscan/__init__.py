@@ -84,7 +84,7 @@ _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 
 def scan(
-    source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes]],
+    source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], Any],
     *,
     framing: str = "auto",
     mode: str = "strict",
@@ -94,7 +94,11 @@ def scan(
 
     ``source`` is a path (``str`` or ``os.PathLike``: NDJSON files are memory-mapped and
     scanned on all cores, with the GIL released), bytes-like data, or an iterable of
-    ``bytes`` chunks concatenated as one stream (a file opened in ``"rb"`` mode works).
+    ``bytes`` chunks concatenated as one stream (a file opened in ``"rb"`` mode works), or
+    an Arrow array / chunked array of string, large string, string view, binary or binary
+    view with one message per element (through the Arrow C data interface: pyarrow,
+    Polars, DuckDB and nanoarrow objects; ``line`` is then the element's 1-based position,
+    null elements give no row).
     ``framing`` is ``"auto"``, ``"ndjson"``, ``"content-length"``, ``"sse"`` or
     ``"json-seq"``; ``mode`` is ``"strict"`` or ``"envelope"``.
 
@@ -113,6 +117,10 @@ def scan(
         table = _rpcscan.scan_path(
             os.fspath(source), framing, mode, max_message_size
         )
+    elif hasattr(source, "__arrow_c_stream__") or hasattr(source, "__arrow_c_array__"):
+        if framing not in ("auto", "ndjson"):
+            raise ValueError("scan: an Arrow source holds one message per element (framing='auto')")
+        table = _rpcscan.scan_arrow(source, mode, max_message_size)
     elif isinstance(source, _BYTES_LIKE):
         table = _rpcscan.scan_bytes(source, framing, mode, max_message_size)
     elif hasattr(source, "__iter__"):

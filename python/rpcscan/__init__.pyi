@@ -1,7 +1,7 @@
 """Type stubs for rpcscan: classify, parse, answer and scan JSON-RPC 2.0 / MCP messages."""
 
 import os
-from typing import Any, Iterable, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, Literal, Optional, Protocol, Tuple, Union
 
 Data = Union[bytes, bytearray, memoryview, str]
 Kind = Literal["request", "notification", "result", "error", "invalid"]
@@ -140,8 +140,15 @@ def reasons() -> list[Tuple[str, int]]:
     ('invalid_utf8', -32700)
     """
 
+class ArrowSource(Protocol):
+    """Anything with the Arrow PyCapsule interface (a stream or an array)."""
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+
 def scan(
-    source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes]],
+    source: Union[
+        str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], ArrowSource
+    ],
     *,
     framing: Framing = "auto",
     mode: Mode = "strict",
@@ -149,7 +156,8 @@ def scan(
 ) -> Any:
     """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
     ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
-    ``rpcscan classify --json``). A ``pyarrow.Table`` when pyarrow is installed, else a
+    ``rpcscan classify --json``). ``source``: a path, bytes, an iterable of byte chunks, or
+    an Arrow array of strings / binary with one message per element. A ``pyarrow.Table`` when pyarrow is installed, else a
     :class:`Table`.
 
     >>> t = rpcscan.scan("traffic.ndjson")

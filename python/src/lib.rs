@@ -5,12 +5,14 @@
 //! | `lib.rs` | `classify`, `parse`, `respond`, and the `Message` class |
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
 //! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
+//! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
 //!
 //! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
 //! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
 //! `abi3` build for 3.9 cannot subclass `ValueError` from Rust.
 #![deny(missing_docs)]
 
+mod arrow_input;
 mod buffer;
 mod scan;
 
@@ -325,6 +327,7 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reasons, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_path, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan_arrow, m)?)?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
     Ok(())

@@ -71,7 +71,7 @@ impl Strings {
 
 /// The rows of one block (then of the whole run, merged in input order).
 #[derive(Default)]
-struct Rows {
+pub(crate) struct Rows {
     /// 0: not an NDJSON line (null).
     line: Vec<u64>,
     offset: Vec<u64>,
@@ -93,7 +93,7 @@ fn name(s: rpcscan::Str<'_>) -> Vec<u8> {
 }
 
 /// The subcommand that collects rows instead of printing.
-struct Collect;
+pub(crate) struct Collect;
 
 impl Command for Collect {
     type Tally = Rows;
@@ -257,6 +257,25 @@ pub fn scan_path(
         )));
     }
     run(py, &settings, Input::Path(path))
+}
+
+/// Scans an Arrow array or chunked array of messages, one per element
+/// (`crate::arrow_input`).
+#[pyfunction]
+#[pyo3(signature = (array, mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE))]
+pub fn scan_arrow(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    mode: &str,
+    max_message_size: usize,
+) -> PyResult<Table> {
+    let settings = settings("ndjson", mode, max_message_size)?;
+    let arrays = crate::arrow_input::import(array)?;
+    let rows = py.detach(|| crate::arrow_input::scan(&arrays, &settings))?;
+    // The imported arrays are released here, with the GIL held (their producer may need it).
+    drop(arrays);
+    let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(Table { batch })
 }
 
 /// Scans bytes already in memory, as the CLI reads a pipe.

@@ -173,3 +173,60 @@ def test_threads_scan_concurrently(tmp_path):
     two = time.perf_counter() - start
     print(f"one scan {one:.3f}s, two concurrent scans {two:.3f}s")
     assert len(results) == 2 and all(r.equals(want) for r in results)
+
+
+def arrow_layouts(values):
+    """The same messages in every Arrow layout scan() takes."""
+    layouts = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+    if hasattr(pa, "string_view"):
+        layouts += [pa.string_view(), pa.binary_view()]
+    for layout in layouts:
+        data = values if layout in (pa.binary(), pa.large_binary()) or str(layout) == "binary_view" else [
+            v.decode() for v in values
+        ]
+        yield str(layout), pa.array(data, type=layout)
+
+
+def test_scan_arrow_layouts_equal_ndjson():
+    messages = sample_messages()
+    want = rpcscan.scan(b"\n".join(messages))
+    for name, array in arrow_layouts(messages):
+        assert rpcscan.scan(array).equals(want), name
+        # A chunked array: line numbers and offsets run on across chunks.
+        chunked = pa.chunked_array([array.slice(0, 50), array.slice(50)])
+        assert rpcscan.scan(chunked).equals(want), name
+    # A one-column table, and nulls (no row, but they still count as elements).
+    assert rpcscan.scan(pa.table({"line": messages})).equals(want)
+    with_nulls = rpcscan.scan(pa.array([None, messages[0]]))
+    assert with_nulls.column("line").to_pylist() == [2]
+    assert with_nulls.column("kind").to_pylist() == [rpcscan.classify(messages[0])]
+
+
+def test_scan_arrow_from_polars_and_duckdb():
+    messages = [m.decode() for m in sample_messages()]
+    want = rpcscan.scan("\n".join(messages).encode())
+    pl = pytest.importorskip("polars")
+    series = pl.Series("line", messages)
+    assert rpcscan.scan(series).equals(want)
+    # A Polars expression over a column of lines: map_batches hands over the Arrow array.
+    df = pl.DataFrame({"line": messages})
+    kinds = df.select(
+        pl.col("line").map_batches(
+            lambda s: pl.Series(rpcscan.scan(s).column("kind").to_pylist()),
+            return_dtype=pl.String,
+        )
+    )
+    assert kinds.to_series().to_list() == want.column("kind").to_pylist()
+    duckdb = pytest.importorskip("duckdb")
+    lines = pa.table({"line": messages})  # noqa: F841 (read by name in the SQL)
+    arrow = duckdb.sql("SELECT line FROM lines").arrow()
+    assert rpcscan.scan(arrow).equals(want)
+
+
+def test_scan_arrow_bad_layouts():
+    with pytest.raises(TypeError):
+        rpcscan.scan(pa.array([1, 2, 3]))
+    with pytest.raises(TypeError):
+        rpcscan.scan(pa.table({"a": ["x"], "b": ["y"]}))
+    with pytest.raises(ValueError):
+        rpcscan.scan(pa.array(["{}"]), framing="sse")
