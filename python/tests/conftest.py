@@ -11,8 +11,6 @@ import subprocess
 import pytest
 
 PYTHON_DIR = pathlib.Path(__file__).resolve().parent.parent
-REPO = PYTHON_DIR.parent
-SAMPLE = REPO / "examples" / "mcp-traffic.ndjson"
 
 
 def _spec_rows():

@@ -141,10 +141,10 @@ def test_respond():
 
 
 def test_respond_matches_the_cli(cli, tmp_path):
+    import pathlib
     import subprocess
 
-    from conftest import SAMPLE
-
+    SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "mcp-traffic.ndjson"
     lines = [line for line in SAMPLE.read_bytes().split(b"\n") if line.strip()]
     out = subprocess.run(
         [cli, "respond", "--supported", "tools/list,tools/call", str(SAMPLE)],
@@ -194,12 +194,15 @@ def test_exception_is_picklable_enough_and_printable():
     }
 
 
-def test_extension_docstring_examples():
-    """The examples in the Rust functions' docstrings run as written."""
+def test_docstring_examples():
+    """The examples in the docstrings (the package's and the Rust functions') run as
+    written, against the installed package."""
     import doctest
 
     from rpcscan import _rpcscan
 
+    failures, tries = doctest.testmod(rpcscan, extraglobs={"rpcscan": rpcscan})
+    assert failures == 0 and tries > 0
     for function in (_rpcscan.classify, _rpcscan.parse, _rpcscan.respond):
         runner = doctest.DocTestRunner()
         for test in doctest.DocTestFinder().find(function, globs={"rpcscan": rpcscan}):

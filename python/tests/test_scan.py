@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import io
 import json
+import os
+import pathlib
 import subprocess
+import sys
 import threading
 import time
 
 import pytest
 
 import rpcscan
-from conftest import SAMPLE
+
+SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "mcp-traffic.ndjson"
 
 pa = pytest.importorskip("pyarrow")
 
@@ -65,11 +68,13 @@ def test_scan_bytes_and_iterables_equal_the_path(cli):
 
 
 def test_scan_large_generated_file(cli, tmp_path):
-    """A few MB of repeated sample traffic: many blocks on the rayon pool, output in order."""
+    """Repeated sample traffic, $RPCSCAN_PY_LARGE_MB (default 50) MB: many blocks on the
+    rayon pool, rows in input order."""
     data = SAMPLE.read_bytes()
     path = tmp_path / "big.ndjson"
+    size = int(float(os.environ.get("RPCSCAN_PY_LARGE_MB", "50")) * (1 << 20))
     with open(path, "wb") as f:
-        for _ in range(max(1, (8 << 20) // len(data))):
+        for _ in range(max(1, size // len(data))):
             f.write(data)
     table = rpcscan.scan(path)
     assert_same(table, classify_json(cli, path))
@@ -230,3 +235,20 @@ def test_scan_arrow_bad_layouts():
         rpcscan.scan(pa.table({"a": ["x"], "b": ["y"]}))
     with pytest.raises(ValueError):
         rpcscan.scan(pa.array(["{}"]), framing="sse")
+
+
+def test_without_pyarrow():
+    """pyarrow not importable: scan() returns an rpcscan.Table, read through its capsule."""
+    code = (
+        "import sys; sys.modules['pyarrow'] = None\n"
+        "import rpcscan\n"
+        "t = rpcscan.scan(sys.argv[1])\n"
+        "assert type(t).__name__ == 'Table', type(t)\n"
+        "import polars\n"
+        "print(polars.DataFrame(t).height)\n"
+    )
+    pytest.importorskip("polars")
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(SAMPLE)], check=True, capture_output=True, text=True
+    ).stdout
+    assert int(out) == len(sample_messages())
