@@ -81,6 +81,13 @@ impl Bytes {
         Ok(Bytes { view })
     }
 
+    /// `true` when the exporter promises the bytes never change (`bytes`, a read-only
+    /// `memoryview`): only then may they be read with the GIL released, since another
+    /// thread could write into a `bytearray` meanwhile.
+    pub fn is_readonly(&self) -> bool {
+        self.view.readonly != 0
+    }
+
     /// The bytes.
     pub fn as_slice(&self) -> &[u8] {
         let len = usize::try_from(self.view.len).unwrap_or(0);

@@ -47,6 +47,14 @@ impl Input {
             Input::Text(text) => text.as_bytes(),
         }
     }
+
+    /// `true` when no other thread can change the bytes while the GIL is released.
+    fn is_immutable(&self) -> bool {
+        match self {
+            Input::Buffer(bytes) => bytes.is_readonly(),
+            Input::Text(_) => true,
+        }
+    }
 }
 
 /// `strict=True` → strict validation, `False` → envelope mode (docs/spec.md §6).
@@ -132,8 +140,8 @@ fn invalid_error(py: Python<'_>, inv: &Invalid<'_>) -> PyErr {
 fn classify(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<&'static str> {
     let input = Input::get(data)?;
     let bytes = input.as_slice();
-    // Large messages are scanned without holding the GIL.
-    let kind = if bytes.len() >= 1 << 16 {
+    // Large immutable messages are scanned without holding the GIL.
+    let kind = if bytes.len() >= 1 << 16 && input.is_immutable() {
         py.detach(|| parser(strict).classify(bytes))
     } else {
         parser(strict).classify(bytes)

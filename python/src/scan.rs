@@ -88,7 +88,7 @@ pub(crate) struct Rows {
 fn name(s: rpcscan::Str<'_>) -> Vec<u8> {
     match s.decode() {
         Ok(text) => text.into_owned().into_bytes(),
-        Err(_) => s.raw().to_vec(),
+        Err(_) => String::from_utf8_lossy(s.raw()).into_owned().into_bytes(),
     }
 }
 
@@ -290,7 +290,8 @@ pub fn scan_bytes(
 ) -> PyResult<Table> {
     let settings = settings(framing, mode, max_message_size)?;
     let bytes = Bytes::get(data)?;
-    let owned: Arc<[u8]> = py.detach(|| Arc::from(bytes.as_slice()));
+    // Copied with the GIL held: a `bytearray` could be written to by another thread.
+    let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
     drop(bytes);
     run(py, &settings, Input::Bytes(owned))
 }
