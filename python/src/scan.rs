@@ -83,12 +83,17 @@ pub(crate) struct Rows {
     tool_name: Strings,
 }
 
-/// A decoded name, or its raw escaped text when it holds a lone surrogate escape (as the
-/// SQL functions do).
-fn name(s: rpcscan::Str<'_>) -> Vec<u8> {
-    match s.decode() {
-        Ok(text) => text.into_owned().into_bytes(),
-        Err(_) => String::from_utf8_lossy(s.raw()).into_owned().into_bytes(),
+impl Strings {
+    /// A decoded name (no allocation without escapes), or its raw escaped text when it
+    /// holds a lone surrogate escape (as the SQL functions do).
+    fn push_name(&mut self, s: Option<rpcscan::Str<'_>>) {
+        match s {
+            None => self.push(None),
+            Some(s) => match s.decode() {
+                Ok(text) => self.push(Some(text.as_bytes())),
+                Err(_) => self.push(Some(String::from_utf8_lossy(s.raw()).as_bytes())),
+            },
+        }
     }
 }
 
@@ -105,12 +110,11 @@ impl Command for Collect {
         rows.reason.push(item.verdict.reason().map(|r| r.as_str()));
         match &item.verdict {
             Verdict::Message(m) => {
-                rows.method.push(m.method().map(name).as_deref());
+                rows.method.push_name(m.method());
                 rows.id.push(m.id().map(|id| id.raw()));
                 rows.error_code
                     .push(m.error_code().and_then(|c| c.as_i64()));
-                rows.tool_name
-                    .push(m.mcp().tool_name().map(name).as_deref());
+                rows.tool_name.push_name(m.mcp().tool_name());
             }
             Verdict::Invalid(inv) => {
                 rows.method.push(None);
