@@ -3,6 +3,7 @@
 //! | file | what it is |
 //! |---|---|
 //! | `main.rs` | the command line (clap), the exit codes |
+//! | `lib.rs` | the library target: `input/` and `json.rs`, shared with the Python package |
 //! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
 //! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
@@ -14,8 +15,6 @@
 mod classify;
 mod filter;
 mod gateway;
-mod input;
-mod json;
 mod log;
 mod pair;
 mod policy;
@@ -34,6 +33,10 @@ use std::time::Instant;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use rpcscan::{Kind, Validation};
+
+// The input engine and the JSON writer live in the crate's library target (`lib.rs`), which
+// the Python package shares; naming them here keeps `crate::input` / `crate::json` paths.
+use rpcscan_cli::{input, json};
 
 use crate::input::{warn, Extract, Input, Output, Run, Settings, Stop};
 use rpcscan::frame::Framing;

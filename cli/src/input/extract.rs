@@ -19,16 +19,21 @@ pub enum Extract {
     Regex {
         /// The expression (unanchored unless it says `^`).
         re: Regex,
-        /// Capture group indices of `msg`, `ts`, `dir`.
+        /// Capture group index of `msg`.
         msg: usize,
+        /// Capture group index of `ts`, if the expression has one.
         ts: Option<usize>,
+        /// Capture group index of `dir`, if the expression has one.
         dir: Option<usize>,
     },
     /// `--json-field` (or a proxy log): each line is a JSON record; dotted paths name the
     /// message, its timestamp and its direction.
     Fields {
+        /// Dotted path of the message member, one segment per entry.
         msg: Vec<String>,
+        /// Dotted path of the timestamp member.
         ts: Option<Vec<String>>,
+        /// Dotted path of the direction member.
         dir: Option<Vec<String>>,
         /// Records with this direction label are skipped and counted (a proxy log's own
         /// `proxy` records).
@@ -51,16 +56,27 @@ pub enum Skip {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
     /// `line[start..end]`, used in place.
-    InLine { start: usize, end: usize },
+    InLine {
+        /// First byte of the message in the line.
+        start: usize,
+        /// One past its last byte.
+        end: usize,
+    },
     /// A JSON string at `line[at..]`, decoded into the caller's buffer.
-    Decoded { at: usize },
+    Decoded {
+        /// Offset of the string's opening quote in the line.
+        at: usize,
+    },
 }
 
 /// What a line holds: the message's place, and the raw timestamp and direction label.
 #[derive(Clone, Copy, Debug)]
 pub struct Found<'l> {
+    /// Where the message is.
     pub place: Place,
+    /// The raw timestamp value, if the format names one and the line has it.
     pub ts: Option<&'l [u8]>,
+    /// The raw direction label, likewise.
     pub dir: Option<&'l [u8]>,
 }
 

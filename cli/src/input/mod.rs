@@ -82,6 +82,8 @@ pub enum Input {
     Stdin,
     /// A file (or a FIFO, a device...).
     Path(PathBuf),
+    /// Bytes already in memory (the Python package's `scan(bytes)`), read like a pipe.
+    Bytes(Arc<[u8]>),
 }
 
 impl Input {
@@ -106,6 +108,7 @@ impl Input {
         match self {
             Input::Stdin => "<stdin>".to_owned(),
             Input::Path(p) => p.display().to_string(),
+            Input::Bytes(_) => "<bytes>".to_owned(),
         }
     }
 }

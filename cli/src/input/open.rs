@@ -26,6 +26,10 @@ pub(super) enum Opened {
 pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
     let source = Arc::new(Source::new(input.name()));
     let file = match input {
+        Input::Bytes(bytes) => {
+            let bytes = io::Cursor::new(Arc::clone(bytes));
+            return Ok(stream(source, bytes, settings.framing));
+        }
         Input::Path(path) => Some(File::open(path)?),
         // A regular file on stdin (`rpcscan stats < big.ndjson`) is mapped too.
         Input::Stdin => stdin_file(),
@@ -43,7 +47,7 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
     };
     let start = match input {
         Input::Stdin => usize::try_from(file.stream_position()?).unwrap_or(usize::MAX),
-        Input::Path(_) => 0,
+        Input::Path(_) | Input::Bytes(_) => 0,
     };
     let map = map(&file)?;
     if let Input::Stdin = input {

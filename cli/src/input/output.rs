@@ -1,6 +1,6 @@
 //! Where a run writes: buffered stdout, `rpcscan:` notes on stderr, and why a run stops.
 
-use std::io::{self, BufWriter, StdoutLock, Write};
+use std::io::{self, BufWriter, Write};
 
 /// Why a run stopped early.
 #[derive(Debug)]
@@ -23,16 +23,24 @@ impl From<io::Error> for Stop {
     }
 }
 
-/// Buffered, locked stdout.
+/// Buffered, locked stdout (or nowhere: [`Output::discard`]).
 pub struct Output {
-    w: BufWriter<StdoutLock<'static>>,
+    w: BufWriter<Box<dyn Write>>,
 }
 
 impl Output {
     /// Locks stdout for the whole run.
     pub fn stdout() -> Output {
         Output {
-            w: BufWriter::with_capacity(128 * 1024, io::stdout().lock()),
+            w: BufWriter::with_capacity(128 * 1024, Box::new(io::stdout().lock())),
+        }
+    }
+
+    /// Writes nowhere: for a [`super::Command`] that collects into its tally, so that
+    /// concurrent runs (the Python package's threads) do not queue on the stdout lock.
+    pub fn discard() -> Output {
+        Output {
+            w: BufWriter::new(Box::new(io::sink())),
         }
     }
 

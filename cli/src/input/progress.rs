@@ -24,7 +24,7 @@ impl Progress {
             .iter()
             .filter_map(|input| match input {
                 Input::Path(path) => std::fs::metadata(path).ok(),
-                Input::Stdin => None,
+                Input::Stdin | Input::Bytes(_) => None,
             })
             .filter(|m| m.is_file())
             .map(|m| m.len())

@@ -1,0 +1,165 @@
+"""Type stubs for rpcscan: classify, parse, answer and scan JSON-RPC 2.0 / MCP messages."""
+
+import os
+from typing import Any, Iterable, Literal, Optional, Protocol, Tuple, Union
+
+Data = Union[bytes, bytearray, memoryview, str]
+Kind = Literal["request", "notification", "result", "error", "invalid"]
+Framing = Literal["auto", "ndjson", "content-length", "sse", "json-seq"]
+Mode = Literal["strict", "envelope"]
+
+__all__ = [
+    "InvalidMessage",
+    "Message",
+    "Table",
+    "classify",
+    "parse",
+    "reasons",
+    "respond",
+    "scan",
+]
+
+class InvalidMessage(ValueError):
+    """A message that is not valid JSON-RPC 2.0 (docs/spec.md §4).
+
+    >>> try:
+    ...     rpcscan.parse(b'{"a":}')
+    ... except rpcscan.InvalidMessage as e:
+    ...     print(e.reason, e.code, e.offset)
+    syntax -32700 5
+    """
+
+    reason: str
+    """The reason's name: ``"syntax"``, ``"bad_id"``, ... (docs/spec.md §4)."""
+    code: int
+    """-32700 (Parse error) or -32600 (Invalid Request)."""
+    offset: Optional[int]
+    """The first offending byte, for the -32700 family; else ``None``."""
+    id_raw: Optional[bytes]
+    """The recovered id's exact bytes, or ``None`` (the answer carries ``null``)."""
+    def __init__(
+        self,
+        message: str,
+        reason: str,
+        code: int,
+        offset: Optional[int],
+        id_raw: Optional[bytes],
+        response: bytes,
+    ) -> None: ...
+    def response(self) -> bytes:
+        """The exact bytes a server answers with.
+
+        >>> e.response()
+        b'{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}'
+        """
+
+class Message:
+    """A valid message: its kind and the members a router reads.
+
+    >>> m = rpcscan.parse(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}')
+    >>> m.kind, m.id, m.method, m.tool_name, m.params
+    ('request', 1, 'tools/call', 'x', b'{"name":"x"}')
+    """
+
+    @property
+    def kind(self) -> Literal["request", "notification", "result", "error"]: ...
+    @property
+    def id(self) -> Union[int, str, None]:
+        """``int`` of any size (exact), ``str``, or ``None`` (no id, or ``"id": null``)."""
+    @property
+    def id_raw(self) -> Optional[bytes]:
+        """The id's bytes exactly as sent (a string id with its quotes); ``None`` without one."""
+    @property
+    def method(self) -> Optional[str]: ...
+    @property
+    def tool_name(self) -> Optional[str]:
+        """``params.name`` of a ``tools/call`` request."""
+    @property
+    def params(self) -> Optional[bytes]:
+        """``params`` as raw JSON bytes."""
+    @property
+    def result(self) -> Optional[bytes]:
+        """``result`` as raw JSON bytes."""
+    @property
+    def error_data(self) -> Optional[bytes]:
+        """``error.data`` as raw JSON bytes."""
+    @property
+    def error_code(self) -> Optional[int]: ...
+    @property
+    def error_message(self) -> Optional[str]: ...
+    def params_json(self) -> Any:
+        """``params`` decoded with ``json.loads`` (``None`` without params)."""
+    def result_json(self) -> Any:
+        """``result`` decoded with ``json.loads``."""
+    def error_data_json(self) -> Any:
+        """``error.data`` decoded with ``json.loads``."""
+
+class Table:
+    """The result of :func:`scan` without pyarrow: one Arrow record batch behind the Arrow
+    PyCapsule interface (``polars.DataFrame(t)``, ``pyarrow.table(t)``, DuckDB...)."""
+
+    @property
+    def num_rows(self) -> int: ...
+    @property
+    def column_names(self) -> list[str]: ...
+    def __len__(self) -> int: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+
+def classify(data: Data, strict: bool = True) -> Kind:
+    """The kind of one message.
+
+    >>> rpcscan.classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+    'request'
+    >>> rpcscan.classify(b'{"jsonrpc":"2.0","id":null,"method":"ping"}')
+    'invalid'
+    """
+
+def parse(data: Data, strict: bool = True) -> Message:
+    """Scans one message; raises :class:`InvalidMessage` for an invalid one.
+    ``strict=False`` selects envelope mode (docs/spec.md §6).
+
+    >>> rpcscan.parse(b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}').id
+    18446744073709551617
+    """
+
+def respond(
+    data: Data, supported: Optional[Iterable[str]] = ..., strict: bool = True
+) -> Optional[bytes]:
+    """What a server answers, as ``rpcscan respond`` prints it: the -32700 / -32600
+    response for an invalid message, -32601 for a request whose method is not in
+    ``supported`` (default ``("tools/list", "tools/call")``), else ``None``.
+
+    >>> rpcscan.respond(b'{"jsonrpc":"2.0","id":7,"method":"nope"}')
+    b'{"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}'
+    """
+
+def reasons() -> list[Tuple[str, int]]:
+    """Every reason name of docs/spec.md §4 with its code.
+
+    >>> rpcscan.reasons()[0]
+    ('invalid_utf8', -32700)
+    """
+
+class ArrowSource(Protocol):
+    """Anything with the Arrow PyCapsule interface (a stream or an array)."""
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+
+def scan(
+    source: Union[
+        str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], ArrowSource
+    ],
+    *,
+    framing: Framing = "auto",
+    mode: Mode = "strict",
+    max_message_size: int = 16777216,
+) -> Any:
+    """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
+    ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
+    ``rpcscan classify --json``). ``source``: a path, bytes, an iterable of byte chunks, or
+    an Arrow array of strings / binary with one message per element. A ``pyarrow.Table`` when pyarrow is installed, else a
+    :class:`Table`.
+
+    >>> t = rpcscan.scan("traffic.ndjson")
+    >>> t.group_by("kind").aggregate([("offset", "count")])
+    """

@@ -1,0 +1,342 @@
+//! `rpcscan._rpcscan`: the Rust half of the `rpcscan` Python package.
+//!
+//! | file | what it is |
+//! |---|---|
+//! | `lib.rs` | `classify`, `parse`, `respond`, and the `Message` class |
+//! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
+//! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
+//! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
+//!
+//! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
+//! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
+//! `abi3` build for 3.9 cannot subclass `ValueError` from Rust.
+#![deny(missing_docs)]
+
+mod arrow_input;
+mod buffer;
+mod scan;
+
+use std::borrow::Cow;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+use rpcscan::response::{ErrorResponse, METHOD_NOT_FOUND};
+use rpcscan::{Id, Invalid, Kind, Parser, Str, Validation};
+
+use crate::buffer::Bytes;
+
+/// The bytes of a message argument: a held buffer, or the UTF-8 of a `str`.
+enum Input {
+    Buffer(Bytes),
+    Text(String),
+}
+
+impl Input {
+    fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
+        if let Ok(text) = obj.cast::<PyString>() {
+            return Ok(Input::Text(text.to_cow()?.into_owned()));
+        }
+        Bytes::get(obj).map(Input::Buffer)
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Input::Buffer(bytes) => bytes.as_slice(),
+            Input::Text(text) => text.as_bytes(),
+        }
+    }
+
+    /// `true` when no other thread can change the bytes while the GIL is released.
+    fn is_immutable(&self) -> bool {
+        match self {
+            Input::Buffer(bytes) => bytes.is_readonly(),
+            Input::Text(_) => true,
+        }
+    }
+}
+
+/// `strict=True` → strict validation, `False` → envelope mode (docs/spec.md §6).
+fn parser(strict: bool) -> Parser {
+    Parser::new().validation(if strict {
+        Validation::Strict
+    } else {
+        Validation::Envelope
+    })
+}
+
+/// A JSON string's text: decoded by the library, or by the standard library's `json` when
+/// it holds a lone surrogate escape (which a Python `str` can carry, and Rust's cannot).
+fn text<'py>(py: Python<'py>, s: Str<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match s.decode() {
+        Ok(decoded) => Ok(PyString::new(py, &decoded).into_any()),
+        Err(_) => {
+            let mut quoted = Vec::with_capacity(s.raw().len() + 2);
+            quoted.push(b'"');
+            quoted.extend_from_slice(s.raw());
+            quoted.push(b'"');
+            json_loads(py, &quoted)
+        }
+    }
+}
+
+/// `json.loads(raw)`.
+fn json_loads<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let loads = LOADS.get_or_try_init(py, || {
+        Ok::<_, PyErr>(py.import("json")?.getattr("loads")?.unbind())
+    })?;
+    loads.bind(py).call1((PyBytes::new(py, raw),))
+}
+
+/// An integer literal of any size as a Python `int` (`int()` on its text).
+fn integer<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    let digits = std::str::from_utf8(raw).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    py.get_type::<pyo3::types::PyInt>().call1((digits,))
+}
+
+/// An id as Python sees it: `int` (any size), `str`, or `None` for `null`.
+fn id_value<'py>(py: Python<'py>, id: Id<'_>) -> PyResult<Bound<'py, PyAny>> {
+    if id.is_integer() {
+        integer(py, id.raw())
+    } else if let Some(s) = id.as_str() {
+        text(py, s)
+    } else {
+        Ok(py.None().into_bound(py))
+    }
+}
+
+/// The `rpcscan.InvalidMessage` exception for `inv`.
+fn invalid_error(py: Python<'_>, inv: &Invalid<'_>) -> PyErr {
+    static CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+    let class = match CLASS.import(py, "rpcscan", "InvalidMessage") {
+        Ok(class) => class,
+        Err(e) => return e,
+    };
+    let id_raw = inv.id().map(|id| PyBytes::new(py, id.raw()));
+    let response = PyBytes::new(py, &inv.response().to_vec());
+    let args = (
+        inv.to_string(),
+        inv.reason().as_str(),
+        inv.code(),
+        inv.offset(),
+        id_raw,
+        response,
+    );
+    match class.call1(args) {
+        Ok(err) => PyErr::from_value(err),
+        Err(e) => e,
+    }
+}
+
+/// The kind of one message: `"request"`, `"notification"`, `"result"`, `"error"` or
+/// `"invalid"` (docs/spec.md §1).
+///
+/// >>> rpcscan.classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+/// 'request'
+#[pyfunction]
+#[pyo3(signature = (data, strict = true))]
+fn classify(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<&'static str> {
+    let input = Input::get(data)?;
+    let bytes = input.as_slice();
+    // Large immutable messages are scanned without holding the GIL.
+    let kind = if bytes.len() >= 1 << 16 && input.is_immutable() {
+        py.detach(|| parser(strict).classify(bytes))
+    } else {
+        parser(strict).classify(bytes)
+    };
+    Ok(kind.as_str())
+}
+
+/// A valid JSON-RPC 2.0 message: its kind and the members a router reads (docs/spec.md §5).
+/// Values the scanner does not read (`params`, `result`, `error.data`) are raw JSON bytes;
+/// `params_json()` and friends decode them with the standard library's `json`.
+#[pyclass(frozen, module = "rpcscan")]
+struct Message {
+    /// `"request"`, `"notification"`, `"result"` or `"error"`.
+    #[pyo3(get)]
+    kind: &'static str,
+    /// `int` (any size, exact), `str`, or `None` (no id, or `"id": null`).
+    #[pyo3(get)]
+    id: Py<PyAny>,
+    /// The id's bytes exactly as sent (quotes included for a string), or `None` without one.
+    #[pyo3(get)]
+    id_raw: Option<Py<PyBytes>>,
+    /// The decoded `method` of a request or notification.
+    #[pyo3(get)]
+    method: Option<Py<PyAny>>,
+    /// `params.name` of a `tools/call` request, decoded.
+    #[pyo3(get)]
+    tool_name: Option<Py<PyAny>>,
+    /// `params` as raw JSON bytes.
+    #[pyo3(get)]
+    params: Option<Py<PyBytes>>,
+    /// `result` as raw JSON bytes.
+    #[pyo3(get)]
+    result: Option<Py<PyBytes>>,
+    /// `error.data` as raw JSON bytes.
+    #[pyo3(get)]
+    error_data: Option<Py<PyBytes>>,
+    /// `error.code` as an `int` of any size.
+    #[pyo3(get)]
+    error_code: Option<Py<PyAny>>,
+    /// `error.message`, decoded.
+    #[pyo3(get)]
+    error_message: Option<Py<PyAny>>,
+}
+
+fn decode_raw(py: Python<'_>, raw: &Option<Py<PyBytes>>) -> PyResult<Py<PyAny>> {
+    match raw {
+        Some(bytes) => json_loads(py, bytes.as_bytes(py)).map(Bound::unbind),
+        None => Ok(py.None()),
+    }
+}
+
+#[pymethods]
+impl Message {
+    /// `params` decoded with `json.loads`, or `None` without params.
+    fn params_json(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        decode_raw(py, &self.params)
+    }
+
+    /// `result` decoded with `json.loads`, or `None` for other kinds.
+    fn result_json(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        decode_raw(py, &self.result)
+    }
+
+    /// `error.data` decoded with `json.loads`, or `None` without it.
+    fn error_data_json(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        decode_raw(py, &self.error_data)
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let id = self.id.bind(py).repr()?;
+        let method = match &self.method {
+            Some(m) => m.bind(py).repr()?.to_string(),
+            None => "None".to_owned(),
+        };
+        Ok(format!(
+            "Message(kind='{}', id={id}, method={method})",
+            self.kind
+        ))
+    }
+}
+
+/// Scans one message and returns its [`Message`], or raises `rpcscan.InvalidMessage`
+/// (a `ValueError`) with the reason, code, offset, recovered id and the answer's bytes.
+///
+/// >>> m = rpcscan.parse(b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}')
+/// >>> m.id
+/// 18446744073709551617
+#[pyfunction]
+#[pyo3(signature = (data, strict = true))]
+fn parse(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Message> {
+    let input = Input::get(data)?;
+    let msg = match parser(strict).parse(input.as_slice()) {
+        Ok(msg) => msg,
+        Err(inv) => return Err(invalid_error(py, &inv)),
+    };
+    let bytes = |raw: &[u8]| PyBytes::new(py, raw).unbind();
+    let id = match msg.id() {
+        Some(id) => id_value(py, id)?.unbind(),
+        None => py.None(),
+    };
+    let opt_text = |s: Option<Str<'_>>| -> PyResult<Option<Py<PyAny>>> {
+        s.map(|s| text(py, s).map(Bound::unbind)).transpose()
+    };
+    Ok(Message {
+        kind: msg.kind().as_str(),
+        id,
+        id_raw: msg.id().map(|id| bytes(id.raw())),
+        method: opt_text(msg.method())?,
+        tool_name: opt_text(msg.mcp().tool_name())?,
+        params: msg.params().map(|raw| bytes(raw.as_bytes())),
+        result: msg.result().map(|raw| bytes(raw.as_bytes())),
+        error_data: msg.error_data().map(|raw| bytes(raw.as_bytes())),
+        error_code: msg
+            .error_code()
+            .map(|c| integer(py, c.raw()).map(Bound::unbind))
+            .transpose()?,
+        error_message: opt_text(msg.error_message())?,
+    })
+}
+
+/// What a server answers to one message, as `rpcscan respond` prints it (docs/spec.md §4):
+/// the -32700 / -32600 error response for an invalid message (with the recovered id or
+/// `null`), -32601 for a request whose method is not in `supported`, and `None` for a
+/// supported request, a notification, a result or an error.
+///
+/// >>> rpcscan.respond(b'{"jsonrpc":"2.0","id":7,"method":"nope"}')
+/// b'{"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found"}}'
+#[pyfunction]
+#[pyo3(signature = (data, supported = None, strict = true))]
+fn respond<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+    supported: Option<&Bound<'py, PyAny>>,
+    strict: bool,
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
+    let supported: Vec<String> = match supported {
+        None => vec!["tools/list".to_owned(), "tools/call".to_owned()],
+        Some(obj) if obj.is_instance_of::<PyString>() => {
+            return Err(PyTypeError::new_err(
+                "supported must be a collection of method names, not one str",
+            ))
+        }
+        Some(obj) => obj
+            .try_iter()?
+            .map(|m| m.and_then(|m| m.extract::<String>()))
+            .collect::<PyResult<_>>()?,
+    };
+    let input = Input::get(data)?;
+    let answer: Cow<'_, [u8]> = match parser(strict).parse(input.as_slice()) {
+        Err(inv) => inv.response().to_vec().into(),
+        Ok(m) if m.kind() == Kind::Request => {
+            let known = m
+                .method()
+                .is_some_and(|method| supported.iter().any(|s| method == s.as_str()));
+            if known {
+                return Ok(None);
+            }
+            let mut response = ErrorResponse::standard(METHOD_NOT_FOUND);
+            if let Some(id) = m.id() {
+                response = response.id(id.raw());
+            }
+            response.to_vec().into()
+        }
+        Ok(_) => return Ok(None),
+    };
+    Ok(Some(PyBytes::new(py, &answer)))
+}
+
+/// The reason names of docs/spec.md §4 with their codes, in the library's order.
+#[pyfunction]
+fn reasons(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
+    rpcscan::Reason::ALL
+        .iter()
+        .map(|r| {
+            PyTuple::new(
+                py,
+                [
+                    r.as_str().into_pyobject(py)?.into_any(),
+                    r.code().into_pyobject(py)?.into_any(),
+                ],
+            )
+        })
+        .collect()
+}
+
+#[pymodule]
+fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(classify, m)?)?;
+    m.add_function(wrap_pyfunction!(parse, m)?)?;
+    m.add_function(wrap_pyfunction!(respond, m)?)?;
+    m.add_function(wrap_pyfunction!(reasons, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan_path, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::scan_arrow, m)?)?;
+    m.add_class::<Message>()?;
+    m.add_class::<scan::Table>()?;
+    Ok(())
+}

@@ -1,0 +1,254 @@
+"""scan(): the same values as `rpcscan classify --json`, through Arrow, and its integrations."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import rpcscan
+
+SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "mcp-traffic.ndjson"
+
+pa = pytest.importorskip("pyarrow")
+
+COLUMNS = ["line", "offset", "kind", "method", "id", "error_code", "reason", "tool_name"]
+
+
+def classify_json(cli, path, *args):
+    out = subprocess.run(
+        [cli, "classify", "--json", *args, str(path)], check=True, capture_output=True
+    ).stdout
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def assert_same(table, objects, messages=None):
+    assert table.column_names == COLUMNS
+    rows = table.to_pylist()
+    assert len(rows) == len(objects)
+    for i, (row, obj) in enumerate(zip(rows, objects)):
+        for key in ("line", "offset", "kind", "method", "error_code", "reason"):
+            assert row[key] == obj.get(key), (i, key, row, obj)
+        # The id column is the id's raw text; the CLI prints the same text as JSON.
+        want = obj["id"]
+        got = None if row["id"] is None else json.loads(row["id"])
+        assert (got, type(got)) == (want, type(want)), (i, row, obj)
+        if messages is not None and row["kind"] != "invalid":
+            assert row["tool_name"] == rpcscan.parse(messages[i]).tool_name
+
+
+def sample_messages():
+    return [line for line in SAMPLE.read_bytes().split(b"\n") if line.strip()]
+
+
+def test_scan_path_equals_classify_json(cli):
+    table = rpcscan.scan(SAMPLE)
+    assert isinstance(table, pa.Table)
+    assert_same(table, classify_json(cli, SAMPLE), sample_messages())
+    assert table.column("tool_name").null_count < table.num_rows
+    assert_same(rpcscan.scan(str(SAMPLE), mode="envelope"), classify_json(cli, SAMPLE, "--mode", "envelope"))
+
+
+def test_scan_bytes_and_iterables_equal_the_path(cli):
+    data = SAMPLE.read_bytes()
+    want = rpcscan.scan(SAMPLE)
+    assert rpcscan.scan(data).equals(want)
+    assert rpcscan.scan(bytearray(data)).equals(want)
+    assert rpcscan.scan(memoryview(data)).equals(want)
+    with open(SAMPLE, "rb") as f:
+        assert rpcscan.scan(f).equals(want)
+    chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
+    assert rpcscan.scan(iter(chunks)).equals(want)
+
+
+def test_scan_large_generated_file(cli, tmp_path):
+    """Repeated sample traffic, $RPCSCAN_PY_LARGE_MB (default 50) MB: many blocks on the
+    rayon pool, rows in input order."""
+    data = SAMPLE.read_bytes()
+    path = tmp_path / "big.ndjson"
+    size = int(float(os.environ.get("RPCSCAN_PY_LARGE_MB", "50")) * (1 << 20))
+    with open(path, "wb") as f:
+        for _ in range(max(1, size // len(data))):
+            f.write(data)
+    table = rpcscan.scan(path)
+    assert_same(table, classify_json(cli, path))
+    assert rpcscan.scan(path.read_bytes()).equals(table)
+
+
+def test_other_framings(cli, tmp_path):
+    msgs = sample_messages()[:20]
+    body = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in msgs)
+    path = tmp_path / "lsp.log"
+    path.write_bytes(body)
+    table = rpcscan.scan(path, framing="content-length")
+    assert_same(table, classify_json(cli, path, "--framing", "content-length"))
+    assert table.column("line").null_count == table.num_rows
+    assert rpcscan.scan(body).equals(table)  # sniffed
+
+
+def test_oversized_and_blank_lines(cli, tmp_path):
+    path = tmp_path / "x.ndjson"
+    path.write_bytes(b'\n\n{"jsonrpc":"2.0","id":1,"method":"m"}\n' + b"x" * 100 + b"\n[]\n")
+    table = rpcscan.scan(path, max_message_size=64)
+    assert_same(table, classify_json(cli, path, "--max-message-size", "64"))
+    assert table.column("reason").to_pylist() == [None, "too_large", "batch"]
+
+
+def test_errors():
+    with pytest.raises(FileNotFoundError) as info:
+        rpcscan.scan("/nonexistent/traffic.ndjson")
+    assert info.value.filename == "/nonexistent/traffic.ndjson"
+    with pytest.raises(IsADirectoryError):
+        rpcscan.scan(SAMPLE.parent)
+    with pytest.raises(ValueError):
+        rpcscan.scan(b"{}", framing="xml")
+    with pytest.raises(ValueError):
+        rpcscan.scan(b"{}", mode="lenient")
+    with pytest.raises(TypeError):
+        rpcscan.scan(None)
+    assert rpcscan.scan(b"").num_rows == 0
+
+
+def test_capsule_without_pyarrow_wrapper():
+    from rpcscan import _rpcscan
+
+    raw = _rpcscan.scan_bytes(SAMPLE.read_bytes())
+    assert len(raw) == raw.num_rows and raw.column_names == COLUMNS
+    capsule = raw.__arrow_c_stream__()
+    assert type(capsule).__name__ == "PyCapsule"
+    # Exported twice, read twice.
+    assert pa.table(raw).equals(pa.table(raw))
+    assert pa.RecordBatchReader.from_stream(raw).read_all().num_rows == raw.num_rows
+
+
+def test_pandas_round_trip():
+    pd = pytest.importorskip("pandas")
+    df = rpcscan.scan(SAMPLE).to_pandas()
+    assert isinstance(df, pd.DataFrame)
+    assert list(df.columns) == COLUMNS
+    assert df["kind"].value_counts().sum() == len(sample_messages())
+
+
+def test_polars_round_trip():
+    pl = pytest.importorskip("polars")
+    from rpcscan import _rpcscan
+
+    df = pl.from_arrow(rpcscan.scan(SAMPLE))
+    assert df.columns == COLUMNS
+    assert df.height == len(sample_messages())
+    # Without pyarrow in between: the PyCapsule interface directly.
+    direct = pl.DataFrame(_rpcscan.scan_path(str(SAMPLE)))
+    assert direct.equals(df)
+    counts = dict(df.group_by("kind").len().iter_rows())
+    assert sum(counts.values()) == df.height
+
+
+def test_duckdb_round_trip():
+    duckdb = pytest.importorskip("duckdb")
+    traffic = rpcscan.scan(SAMPLE)  # noqa: F841 (read by name in the SQL)
+    rows = duckdb.sql("SELECT kind, count(*) FROM traffic GROUP BY 1 ORDER BY 1").fetchall()
+    want = {}
+    for kind in traffic.column("kind").to_pylist():
+        want[kind] = want.get(kind, 0) + 1
+    assert dict(rows) == want
+
+
+def test_threads_scan_concurrently(tmp_path):
+    """Two threads scanning at once both finish (the GIL is released); timings are printed,
+    not asserted."""
+    data = SAMPLE.read_bytes()
+    path = tmp_path / "t.ndjson"
+    path.write_bytes(data * max(1, (4 << 20) // len(data)))
+    start = time.perf_counter()
+    want = rpcscan.scan(path)
+    one = time.perf_counter() - start
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(rpcscan.scan(path))) for _ in range(2)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    two = time.perf_counter() - start
+    print(f"one scan {one:.3f}s, two concurrent scans {two:.3f}s")
+    assert len(results) == 2 and all(r.equals(want) for r in results)
+
+
+def arrow_layouts(values):
+    """The same messages in every Arrow layout scan() takes."""
+    layouts = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+    if hasattr(pa, "string_view"):
+        layouts += [pa.string_view(), pa.binary_view()]
+    for layout in layouts:
+        data = values if layout in (pa.binary(), pa.large_binary()) or str(layout) == "binary_view" else [
+            v.decode() for v in values
+        ]
+        yield str(layout), pa.array(data, type=layout)
+
+
+def test_scan_arrow_layouts_equal_ndjson():
+    messages = sample_messages()
+    want = rpcscan.scan(b"\n".join(messages))
+    for name, array in arrow_layouts(messages):
+        assert rpcscan.scan(array).equals(want), name
+        # A chunked array: line numbers and offsets run on across chunks.
+        chunked = pa.chunked_array([array.slice(0, 50), array.slice(50)])
+        assert rpcscan.scan(chunked).equals(want), name
+    # A one-column table, and nulls (no row, but they still count as elements).
+    assert rpcscan.scan(pa.table({"line": messages})).equals(want)
+    with_nulls = rpcscan.scan(pa.array([None, messages[0]]))
+    assert with_nulls.column("line").to_pylist() == [2]
+    assert with_nulls.column("kind").to_pylist() == [rpcscan.classify(messages[0])]
+
+
+def test_scan_arrow_from_polars_and_duckdb():
+    messages = [m.decode() for m in sample_messages()]
+    want = rpcscan.scan("\n".join(messages).encode())
+    pl = pytest.importorskip("polars")
+    series = pl.Series("line", messages)
+    assert rpcscan.scan(series).equals(want)
+    # A Polars expression over a column of lines: map_batches hands over the Arrow array.
+    df = pl.DataFrame({"line": messages})
+    kinds = df.select(
+        pl.col("line").map_batches(
+            lambda s: pl.Series(rpcscan.scan(s).column("kind").to_pylist()),
+            return_dtype=pl.String,
+        )
+    )
+    assert kinds.to_series().to_list() == want.column("kind").to_pylist()
+    duckdb = pytest.importorskip("duckdb")
+    lines = pa.table({"line": messages})  # noqa: F841 (read by name in the SQL)
+    arrow = duckdb.sql("SELECT line FROM lines").arrow()
+    assert rpcscan.scan(arrow).equals(want)
+
+
+def test_scan_arrow_bad_layouts():
+    with pytest.raises(TypeError):
+        rpcscan.scan(pa.array([1, 2, 3]))
+    with pytest.raises(TypeError):
+        rpcscan.scan(pa.table({"a": ["x"], "b": ["y"]}))
+    with pytest.raises(ValueError):
+        rpcscan.scan(pa.array(["{}"]), framing="sse")
+
+
+def test_without_pyarrow():
+    """pyarrow not importable: scan() returns an rpcscan.Table, read through its capsule."""
+    code = (
+        "import sys; sys.modules['pyarrow'] = None\n"
+        "import rpcscan\n"
+        "t = rpcscan.scan(sys.argv[1])\n"
+        "assert type(t).__name__ == 'Table', type(t)\n"
+        "import polars\n"
+        "print(polars.DataFrame(t).height)\n"
+    )
+    pytest.importorskip("polars")
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(SAMPLE)], check=True, capture_output=True, text=True
+    ).stdout
+    assert int(out) == len(sample_messages())
