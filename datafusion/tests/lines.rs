@@ -154,3 +154,129 @@ async fn one_large_file_is_scanned_in_parallel_ranges() {
         &batches
     );
 }
+
+async fn kinds(ctx: &SessionContext, table: &str) -> Vec<RecordBatch> {
+    ctx.sql(&format!(
+        "SELECT rpc_kind(line) AS kind, rpc_invalid_reason(line) AS reason, count(*) AS n \
+         FROM {table} GROUP BY 1, 2 ORDER BY 1, 2"
+    ))
+    .await
+    .unwrap()
+    .collect()
+    .await
+    .unwrap()
+}
+
+async fn count(ctx: &SessionContext, table: &str) -> i64 {
+    let batches = ctx
+        .sql(&format!("SELECT count(*) AS n FROM {table}"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    batches[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .value(0)
+}
+
+#[tokio::test]
+async fn globs_lists_and_missing_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(
+        dir.path().join("a.ndjson"),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b.log"), "{}\n{}\n").unwrap();
+    let ctx = context(2);
+    for (name, location, want) in [
+        ("all", format!("'{d}/'"), 3),
+        ("glob", format!("'{d}/*.ndjson'"), 1),
+        ("list", format!("('{d}/a.ndjson', '{d}/b.log')"), 3),
+    ] {
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"
+        ))
+        .await
+        .unwrap();
+        assert_eq!(count(&ctx, name).await, want, "{location}");
+    }
+    let glob = LinesTable::try_new([format!("{d}/*.ndjson")]).unwrap();
+    assert!(glob.locations()[0].get_glob().is_some(), "the glob is kept");
+
+    for location in [
+        format!("'{d}/missing.ndjson'"),
+        format!("('{d}/a.ndjson', '{d}/missing.ndjson')"),
+        format!("'{d}/missing/*.ndjson'"),
+    ] {
+        let err = ctx
+            .sql(&format!(
+                "CREATE EXTERNAL TABLE m STORED AS LINES LOCATION {location}"
+            ))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{d}/missing")), "{location}: {err}");
+    }
+    let err = ctx
+        .sql("CREATE EXTERNAL TABLE s STORED AS LINES LOCATION 's3://bucket/logs/'")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("'s3' scheme is not supported") && !err.contains("Internal"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn lines_over_the_limit_are_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.ndjson");
+    // 40 bytes, then 41 bytes (with a CRLF: the \r is not part of the message).
+    let at = r#"{"jsonrpc":"2.0","result":"abcd","id":1}"#;
+    let over = r#"{"jsonrpc":"2.0","result":"abcde","id":1}"#;
+    assert_eq!((at.len(), over.len()), (40, 41));
+    std::fs::write(&path, format!("{at}\r\n{over}\r\n")).unwrap();
+    let ctx = SessionContext::new();
+    rpcscan_datafusion::register_with_max_message_size(&ctx, 40).unwrap();
+    ctx.register_table(
+        "logs",
+        Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()),
+    )
+    .unwrap();
+    assert_batches_eq!(
+        [
+            "+---------+-----------+---+",
+            "| kind    | reason    | n |",
+            "+---------+-----------+---+",
+            "| invalid | too_large | 1 |",
+            "| result  |           | 1 |",
+            "+---------+-----------+---+",
+        ],
+        &kinds(&ctx, "logs").await
+    );
+    let batches = ctx
+        .sql(
+            "SELECT rpc_scan(line)['invalid_reason'] AS r, rpc_id(line) AS id FROM logs ORDER BY 1",
+        )
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_batches_eq!(
+        [
+            "+-----------+----+",
+            "| r         | id |",
+            "+-----------+----+",
+            "| too_large |    |",
+            "|           | 1  |",
+            "+-----------+----+",
+        ],
+        &batches
+    );
+}

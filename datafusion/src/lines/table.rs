@@ -11,11 +11,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::{Session, TableProvider, TableProviderFactory};
-use datafusion::common::{plan_err, Result};
+use datafusion::common::{plan_err, DataFusionError, Result};
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
 use datafusion::datasource::TableType;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 
@@ -32,34 +33,81 @@ use super::{lines_schema, LinesFormat};
 /// ```
 #[derive(Debug)]
 pub struct LinesTable {
-    locations: Vec<String>,
+    locations: Vec<ListingTableUrl>,
     inner: ListingTable,
 }
 
 impl LinesTable {
     /// A table over `locations`; every file found there is read, whatever its extension.
+    ///
+    /// A local path that does not exist (a file, a directory, or the directory part of a
+    /// glob) is an error naming it: a typo must not read as an empty table.
     pub fn try_new<S: AsRef<str>>(locations: impl IntoIterator<Item = S>) -> Result<Self> {
         let urls = locations
             .into_iter()
-            .map(|l| ListingTableUrl::parse(l.as_ref()))
+            .map(|l| {
+                let l = l.as_ref();
+                ListingTableUrl::parse(l)
+                    .map_err(|e| DataFusionError::Plan(format!("bad location '{l}': {e}")))
+            })
             .collect::<Result<Vec<_>>>()?;
+        Self::try_from_urls(urls)
+    }
+
+    /// A table over parsed locations (each a URL and an optional glob), checked like
+    /// [`LinesTable::try_new`]'s.
+    pub fn try_from_urls(urls: Vec<ListingTableUrl>) -> Result<Self> {
         if urls.is_empty() {
             return plan_err!("a lines table needs at least one location");
         }
-        let locations = urls.iter().map(|u| u.as_str().to_string()).collect();
+        for url in &urls {
+            check_exists(url)?;
+        }
         let options = ListingOptions::new(Arc::new(LinesFormat)).with_file_extension("");
-        let config = ListingTableConfig::new_with_multi_paths(urls)
+        let config = ListingTableConfig::new_with_multi_paths(urls.clone())
             .with_listing_options(options)
             .with_schema(lines_schema());
         Ok(Self {
-            locations,
+            locations: urls,
             inner: ListingTable::try_new(config)?,
         })
     }
 
-    /// The locations, as absolute URLs (`file:///...`): what a codec ships to re-create it.
-    pub fn locations(&self) -> &[String] {
+    /// The locations: absolute URLs (`file:///...`) with their globs
+    /// ([`ListingTableUrl::get_glob`]), what a codec ships to re-create the table.
+    pub fn locations(&self) -> &[ListingTableUrl] {
         &self.locations
+    }
+
+    /// Fails with a plain "not supported" error naming the scheme when a location's object
+    /// store (`s3://`, `gs://`, ...) is not registered with `env`, instead of failing later
+    /// inside the scan.
+    pub fn check_object_stores(&self, env: &RuntimeEnv) -> Result<()> {
+        for url in &self.locations {
+            if env.object_store(url.object_store()).is_err() {
+                return plan_err!(
+                    "location '{}': the '{}' scheme is not supported (no object store is \
+                     registered for it; local paths and file:// URLs are)",
+                    url.as_str(),
+                    url.scheme()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A local location must exist: a missing file or directory would otherwise list as empty.
+fn check_exists(url: &ListingTableUrl) -> Result<()> {
+    if url.scheme() != "file" {
+        return Ok(());
+    }
+    let Ok(path) = url.get_url().to_file_path() else {
+        return plan_err!("location '{}' is not a local path", url.as_str());
+    };
+    match std::fs::metadata(&path) {
+        Ok(_) => Ok(()),
+        Err(e) => plan_err!("lines table location '{}': {e}", path.display()),
     }
 }
 
@@ -102,7 +150,7 @@ pub struct LinesTableFactory;
 impl TableProviderFactory for LinesTableFactory {
     async fn create(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         cmd: &CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
         if !cmd.table_partition_cols.is_empty() {
@@ -114,6 +162,8 @@ impl TableProviderFactory for LinesTableFactory {
                 "a lines table has exactly one column, `line` (Binary); omit the column list"
             );
         }
-        Ok(Arc::new(LinesTable::try_new(&cmd.locations)?))
+        let table = LinesTable::try_new(&cmd.locations)?;
+        table.check_object_stores(state.runtime_env())?;
+        Ok(Arc::new(table))
     }
 }
