@@ -29,10 +29,11 @@ use datafusion_proto::physical_plan::{
 };
 use datafusion_proto::protobuf::FileScanExecConf;
 use prost::Message;
-use rpcscan_datafusion::{LinesSource, LinesTable};
+use rpcscan_datafusion::{LinesOptions, LinesSource, LinesTable};
 
-/// Prefix of an encoded [`LinesTable`]: its locations follow, each as two length-prefixed
-/// strings (the URL, then the glob or an empty string), so that a glob survives the trip.
+/// Prefix of an encoded [`LinesTable`]: its options ([`LinesOptions::encode`]), then its
+/// locations, each as two length-prefixed strings (the URL, then the glob or an empty
+/// string), so that a glob survives the trip.
 const TABLE_MAGIC: &[u8] = b"\xffrpcscan.lines-table.v2\n";
 /// Prefix of an encoded `lines` scan (a `FileScanExecConf` follows).
 const SCAN_MAGIC: &[u8] = b"\xffrpcscan.lines-scan.v1\n";
@@ -85,13 +86,15 @@ fn take_str<'a>(rest: &mut &'a [u8]) -> Result<&'a str> {
 
 fn encode_locations(table: &LinesTable, buf: &mut Vec<u8>) {
     buf.extend_from_slice(TABLE_MAGIC);
+    put_str(buf, &table.options().encode());
     for url in table.locations() {
         put_str(buf, url.as_str());
         put_str(buf, url.get_glob().as_ref().map_or("", |g| g.as_str()));
     }
 }
 
-fn decode_locations(mut rest: &[u8]) -> Result<Vec<ListingTableUrl>> {
+fn decode_table(mut rest: &[u8]) -> Result<LinesTable> {
+    let options = LinesOptions::decode(take_str(&mut rest)?)?;
     let mut urls = Vec::new();
     while !rest.is_empty() {
         let url = ListingTableUrl::parse(take_str(&mut rest)?)?;
@@ -102,7 +105,7 @@ fn decode_locations(mut rest: &[u8]) -> Result<Vec<ListingTableUrl>> {
             url.with_glob(glob)?
         });
     }
-    Ok(urls)
+    LinesTable::try_from_urls(urls, options)
 }
 
 /// Ballista's logical codec plus [`LinesTable`] and rpcscan's functions.
@@ -133,9 +136,7 @@ impl LogicalExtensionCodec for LinesLogicalCodec {
         ctx: &TaskContext,
     ) -> Result<Arc<dyn TableProvider>> {
         match buf.strip_prefix(TABLE_MAGIC) {
-            Some(rest) => Ok(Arc::new(LinesTable::try_from_urls(decode_locations(
-                rest,
-            )?)?)),
+            Some(rest) => Ok(Arc::new(decode_table(rest)?)),
             None => self
                 .inner
                 .try_decode_table_provider(buf, table_ref, schema, ctx),

@@ -314,6 +314,32 @@ async fn scheduler_and_two_executors_on_loopback() {
         .to_string()
         .contains(&missing));
 
+    // The metadata columns: the same file, line and offset for every invalid line.
+    let traced = format!(
+        "CREATE EXTERNAL TABLE traced STORED AS LINES LOCATION '{d}/' \
+         OPTIONS ('format.metadata_columns' 'true')"
+    );
+    let trace = "SELECT _file, _line, _offset, rpc_invalid_reason(line) AS reason FROM traced \
+                 WHERE rpc_kind(line) = 'invalid' ORDER BY 1, 2";
+    let mut answers = Vec::new();
+    for ctx in [&remote, &local] {
+        ctx.sql(&traced).await.unwrap();
+        let batches = ctx.sql(trace).await.unwrap().collect().await.unwrap();
+        answers.push(pretty_format_batches(&batches).unwrap().to_string());
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "metadata columns: cluster and embedded differ"
+    );
+    assert!(
+        answers[0]
+            .lines()
+            .any(|l| l.contains(&format!("| {d}/other.log "))
+                && l.contains("| 1     | 0       | bad_version |")),
+        "{}",
+        answers[0]
+    );
+
     // A smaller limit travels with the plan to the executors.
     let small_remote = rpcscan_ballista::remote_context_with_max_message_size(&scheduler, 60)
         .await

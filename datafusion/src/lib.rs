@@ -69,7 +69,8 @@ use datafusion::prelude::SessionContext;
 pub use rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE;
 
 pub use lines::{
-    lines_schema, LinesFormat, LinesFormatFactory, LinesSource, LinesTable, LinesTableFactory,
+    lines_schema, lines_schema_with_metadata, LinesFormat, LinesFormatFactory, LinesOptions,
+    LinesSource, LinesTable, LinesTableFactory,
 };
 pub use udf::{
     rpc_error_code, rpc_id, rpc_invalid_reason, rpc_kind, rpc_method, rpc_scan, rpc_tool_name,

@@ -280,3 +280,63 @@ async fn lines_over_the_limit_are_too_large() {
         &batches
     );
 }
+
+#[tokio::test]
+async fn metadata_columns_trace_a_line_to_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(
+        dir.path().join("a.ndjson"),
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\n\xff\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}",
+    )
+    .unwrap();
+    let ctx = context(4);
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{d}/' \
+         OPTIONS ('format.metadata_columns' 'true')"
+    ))
+    .await
+    .unwrap();
+    let batches = ctx
+        .sql(
+            "SELECT _line, _offset, rpc_kind(line) AS kind, TRY_CAST(line AS VARCHAR) IS NULL AS not_utf8 \
+             FROM logs ORDER BY _line",
+        )
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_batches_eq!(
+        [
+            "+-------+---------+--------------+----------+",
+            "| _line | _offset | kind         | not_utf8 |",
+            "+-------+---------+--------------+----------+",
+            "| 1     | 0       | notification | false    |",
+            "| 3     | 33      | invalid      | true     |",
+            "| 4     | 35      | result       | false    |",
+            "+-------+---------+--------------+----------+",
+        ],
+        &batches
+    );
+    let file = ctx
+        .sql("SELECT DISTINCT _file FROM logs")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        file[0].column(0).as_string::<i32>().value(0),
+        format!("{d}/a.ndjson")
+    );
+    // Plain tables keep the single column; unknown options are errors.
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS LINES LOCATION '{d}/' OPTIONS ('format.nope' 'x')"
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown option 'format.nope'"), "{err}");
+}

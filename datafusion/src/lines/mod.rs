@@ -25,12 +25,25 @@ use datafusion::object_store::{ObjectMeta, ObjectStore};
 use datafusion::physical_plan::ExecutionPlan;
 
 pub use source::LinesSource;
-pub use table::{LinesTable, LinesTableFactory};
+pub use table::{LinesOptions, LinesTable, LinesTableFactory};
 
 /// The name of the format (`STORED AS LINES`) and of its default file extension.
 pub const FORMAT_NAME: &str = "lines";
 
-/// The schema of every `lines` table: one non-null `line` column of type Binary.
+/// `_file`: the file a line comes from (its path, or its URL outside the local file system).
+pub const FILE_COLUMN: &str = "_file";
+/// `_line`: the line's number in its file, from 1, blank lines counted (the CLI's numbers).
+pub const LINE_NUMBER_COLUMN: &str = "_line";
+/// `_offset`: the byte offset of the line's first byte in its file, from 0.
+pub const OFFSET_COLUMN: &str = "_offset";
+/// The metadata columns, in their order after `line`.
+pub const METADATA_COLUMNS: [&str; 3] = [FILE_COLUMN, LINE_NUMBER_COLUMN, OFFSET_COLUMN];
+
+/// The format option that adds the metadata columns: `OPTIONS ('format.metadata_columns'
+/// 'true')`.
+pub const METADATA_OPTION: &str = "format.metadata_columns";
+
+/// The schema of a `lines` table: one non-null `line` column of type Binary.
 pub fn lines_schema() -> SchemaRef {
     static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
         Arc::new(Schema::new(vec![Field::new(
@@ -40,6 +53,28 @@ pub fn lines_schema() -> SchemaRef {
         )]))
     });
     Arc::clone(&SCHEMA)
+}
+
+/// The schema of a `lines` table with the metadata columns: `line` (Binary), `_file`
+/// (Utf8), `_line` (UInt64) and `_offset` (UInt64), none null.
+pub fn lines_schema_with_metadata() -> SchemaRef {
+    static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+        Arc::new(Schema::new(vec![
+            Field::new("line", DataType::Binary, false),
+            Field::new(FILE_COLUMN, DataType::Utf8, false),
+            Field::new(LINE_NUMBER_COLUMN, DataType::UInt64, false),
+            Field::new(OFFSET_COLUMN, DataType::UInt64, false),
+        ]))
+    });
+    Arc::clone(&SCHEMA)
+}
+
+/// Whether a file schema has any metadata column.
+pub(crate) fn has_metadata_columns(schema: &Schema) -> bool {
+    schema
+        .fields()
+        .iter()
+        .any(|f| METADATA_COLUMNS.contains(&f.name().as_str()))
 }
 
 /// Registers `STORED AS LINES` with a session: the file format (for the listing machinery)
