@@ -11,7 +11,9 @@ use std::sync::Arc;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
+use datafusion::common::parsers::CompressionTypeVariant;
 use datafusion::common::{DataFusionError, Result, TableReference};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::datasource::physical_plan::FileScanConfig;
@@ -35,8 +37,9 @@ use rpcscan_datafusion::{LinesOptions, LinesSource, LinesTable};
 /// locations, each as two length-prefixed strings (the URL, then the glob or an empty
 /// string), so that a glob survives the trip.
 const TABLE_MAGIC: &[u8] = b"\xffrpcscan.lines-table.v2\n";
-/// Prefix of an encoded `lines` scan (a `FileScanExecConf` follows).
-const SCAN_MAGIC: &[u8] = b"\xffrpcscan.lines-scan.v1\n";
+/// Prefix of an encoded `lines` scan: the files' compression (length-prefixed, empty: by
+/// extension), then a `FileScanExecConf`.
+const SCAN_MAGIC: &[u8] = b"\xffrpcscan.lines-scan.v2\n";
 /// Prefix of an encoded rpcscan function (its maximum message size follows, u64 LE), so
 /// every process applies the client's limit.
 const UDF_MAGIC: &[u8] = b"\xffrpcscan.udf.v1\n";
@@ -234,12 +237,18 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let Some(rest) = buf.strip_prefix(SCAN_MAGIC) else {
+        let Some(mut rest) = buf.strip_prefix(SCAN_MAGIC) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
+        };
+        let compression = match take_str(&mut rest)? {
+            "" => None,
+            name => Some(name.parse::<FileCompressionType>()?),
         };
         let proto = FileScanExecConf::decode(rest)
             .map_err(|e| DataFusionError::Internal(format!("bad lines scan: {e}")))?;
-        let source = Arc::new(LinesSource::new(parse_table_schema_from_proto(&proto)?));
+        let source = Arc::new(
+            LinesSource::new(parse_table_schema_from_proto(&proto)?).with_compression(compression),
+        );
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
         let config = parse_protobuf_file_scan_config(&proto, &decode_ctx, proto_converter, source)?;
         Ok(DataSourceExec::from_data_source(config))
@@ -256,6 +265,13 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
         };
         let proto = serialize_file_scan_config(config, self, proto_converter)?;
         buf.extend_from_slice(SCAN_MAGIC);
+        let compression = config
+            .file_source()
+            .downcast_ref::<LinesSource>()
+            .and_then(|s| s.compression())
+            .map(|c| CompressionTypeVariant::from(c).to_string())
+            .unwrap_or_default();
+        put_str(buf, &compression);
         proto
             .encode(buf)
             .map_err(|e| DataFusionError::Internal(format!("cannot encode lines scan: {e}")))

@@ -150,6 +150,18 @@ async fn collect(ctx: &datafusion::prelude::SessionContext, name: &str) -> Resul
     Ok(pretty_format_batches(&batches).unwrap().to_string())
 }
 
+/// `text` compressed with DataFusion's own encoders.
+async fn compress(text: &[u8], c: rpcscan_datafusion::lines::FileCompressionType) -> Vec<u8> {
+    use futures::StreamExt;
+    let input = futures::stream::iter([Ok(bytes::Bytes::copy_from_slice(text))]).boxed();
+    let mut out = Vec::new();
+    let mut stream = c.convert_to_compress_stream(input).unwrap();
+    while let Some(chunk) = stream.next().await {
+        out.extend_from_slice(&chunk.unwrap());
+    }
+    out
+}
+
 /// The total of the `n` column of a [`QUERY`] result.
 fn total(table: &str) -> u64 {
     table
@@ -177,6 +189,17 @@ async fn scheduler_and_two_executors_on_loopback() {
         "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n",
     )
     .unwrap();
+    // part-0 compressed: by extension (gzip, zstd) and by option (gzip without `.gz`).
+    let packed = tmp.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    let part0 = std::fs::read(data.join("part-0.ndjson")).unwrap();
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    std::fs::write(packed.join("p.ndjson.gz"), compress(&part0, C::GZIP).await).unwrap();
+    std::fs::write(packed.join("p.ndjson.zst"), compress(&part0, C::ZSTD).await).unwrap();
+    let other = tmp.path().join("other-packed");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("named.log"), compress(&part0, C::GZIP).await).unwrap();
+    let packed_named = other;
     // One line over the CLI's default limit (16 MiB), then a small one.
     let big = tmp.path().join("big.ndjson");
     let mut text = br#"{"jsonrpc":"2.0","result":""#.to_vec();
@@ -264,6 +287,15 @@ async fn scheduler_and_two_executors_on_loopback() {
             200 + 3,
         ),
         ("big", format!("'{}'", big.display()), 2),
+        ("gz_zst", format!("'{}/'", packed.display()), 2 * 200),
+        (
+            "gz_named",
+            format!(
+                "'{}/named.log' OPTIONS ('format.compression' 'gzip')",
+                packed_named.display()
+            ),
+            200,
+        ),
     ];
     for (name, location, rows) in &cases {
         let distributed = query(&remote, name, location).await.unwrap();

@@ -340,3 +340,89 @@ async fn metadata_columns_trace_a_line_to_its_file() {
         .to_string();
     assert!(err.contains("unknown option 'format.nope'"), "{err}");
 }
+
+/// `text` compressed with DataFusion's own encoders.
+async fn compress(text: &[u8], c: rpcscan_datafusion::lines::FileCompressionType) -> Vec<u8> {
+    use futures::StreamExt;
+    let input = futures::stream::iter([Ok(bytes::Bytes::copy_from_slice(text))]).boxed();
+    let mut out = Vec::new();
+    let mut stream = c.convert_to_compress_stream(input).unwrap();
+    while let Some(chunk) = stream.next().await {
+        out.extend_from_slice(&chunk.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn gzip_and_zstd_by_extension_and_by_option() {
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    let mut text = Vec::new();
+    for i in 0..5000 {
+        text.extend_from_slice(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"m\"}}\n").as_bytes(),
+        );
+    }
+    text.extend_from_slice(b"not json\n");
+    std::fs::write(
+        dir.path().join("a.ndjson.gz"),
+        compress(&text, C::GZIP).await,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.ndjson.zst"),
+        compress(&text, C::ZSTD).await,
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("named")).unwrap();
+    std::fs::write(
+        dir.path().join("named/c.log"),
+        compress(&text, C::GZIP).await,
+    )
+    .unwrap();
+    // Four partitions and a tiny minimum size: only the ranges at 0 may read a compressed file.
+    let ctx = context(4);
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE by_ext STORED AS LINES LOCATION ('{d}/a.ndjson.gz', '{d}/b.ndjson.zst')"
+    ))
+    .await
+    .unwrap();
+    // DataFusion 55 rejects `COMPRESSION TYPE` ("no longer in use"): the option replaces it.
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE by_option STORED AS LINES LOCATION '{d}/named/' \
+         OPTIONS ('format.compression' 'gzip')"
+    ))
+    .await
+    .unwrap();
+    for (table, files) in [("by_ext", 2), ("by_option", 1)] {
+        let batches = ctx
+            .sql(&format!(
+                "SELECT count(*) FILTER (WHERE rpc_kind(line) = 'request') AS requests, \
+                        count(*) FILTER (WHERE rpc_invalid_reason(line) = 'syntax') AS syntax \
+                 FROM {table}"
+            ))
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let column = |i: usize| {
+            batches[0]
+                .column(i)
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .value(0)
+        };
+        assert_eq!((column(0), column(1)), (files * 5000, files), "{table}");
+    }
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS LINES LOCATION '{d}/named/' \
+             OPTIONS ('format.compression' 'lz4')"
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    // DataFusion's planner checks the name first ("Unsupported file compression type LZ4").
+    assert!(err.to_lowercase().contains("compression type lz4"), "{err}");
+}

@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::Session;
 use datafusion::common::{GetExt, Result, Statistics};
-use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+pub use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
 use datafusion::datasource::source::DataSourceExec;
@@ -103,18 +103,50 @@ impl FileFormatFactory for LinesFormatFactory {
         _state: &dyn Session,
         _format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        Ok(Arc::new(LinesFormat))
+        Ok(Arc::new(LinesFormat::default()))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(LinesFormat)
+        Arc::new(LinesFormat::default())
     }
 }
 
-/// The `lines` [`FileFormat`]: fixed schema ([`lines_schema`]), uncompressed files, read by
-/// [`LinesSource`].
+/// The format option naming the compression of every file (`gzip`, `zstd`, `bzip2`, `xz`,
+/// `uncompressed`). Without it, each file's extension says
+/// (`.gz`, `.zst`, `.bz2`, `.xz`; anything else is uncompressed).
+pub const COMPRESSION_OPTION: &str = "format.compression";
+
+/// The `lines` [`FileFormat`]: fixed schema ([`lines_schema`]), files read by
+/// [`LinesSource`], compressed as [`LinesFormat::compression`] says.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct LinesFormat;
+pub struct LinesFormat {
+    compression: Option<FileCompressionType>,
+}
+
+impl LinesFormat {
+    /// A format whose files are all compressed with `compression`; `None`: each file's
+    /// extension says ([`compression_of`]).
+    pub fn new(compression: Option<FileCompressionType>) -> Self {
+        Self { compression }
+    }
+
+    /// The compression of every file, or `None` (by extension).
+    pub fn compression(&self) -> Option<FileCompressionType> {
+        self.compression
+    }
+}
+
+/// The compression a file's name says: `.gz`, `.zst` (or `.zstd`), `.bz2`, `.xz`.
+pub fn compression_of(path: &str) -> FileCompressionType {
+    let ext = path.rsplit_once('.').map_or("", |(_, ext)| ext);
+    match ext.to_ascii_lowercase().as_str() {
+        "gz" => FileCompressionType::GZIP,
+        "zst" | "zstd" => FileCompressionType::ZSTD,
+        "bz2" => FileCompressionType::BZIP2,
+        "xz" => FileCompressionType::XZ,
+        _ => FileCompressionType::UNCOMPRESSED,
+    }
+}
 
 #[async_trait]
 impl FileFormat for LinesFormat {
@@ -127,7 +159,7 @@ impl FileFormat for LinesFormat {
     }
 
     fn compression_type(&self) -> Option<FileCompressionType> {
-        Some(FileCompressionType::UNCOMPRESSED)
+        self.compression
     }
 
     async fn infer_schema(
@@ -158,7 +190,7 @@ impl FileFormat for LinesFormat {
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(LinesSource::new(table_schema))
+        Arc::new(LinesSource::new(table_schema).with_compression(self.compression))
     }
 }
 

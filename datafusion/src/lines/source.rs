@@ -13,11 +13,12 @@ use datafusion::arrow::array::{
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::object_store::ObjectStore;
+use datafusion::object_store::{GetOptions, ObjectStore};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::PhysicalExpr;
@@ -38,6 +39,7 @@ const DEFAULT_BATCH_SIZE: usize = 8192;
 #[derive(Clone)]
 pub struct LinesSource {
     table_schema: TableSchema,
+    compression: Option<FileCompressionType>,
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
     projection: SplitProjection,
@@ -50,6 +52,7 @@ impl LinesSource {
         Self {
             projection: SplitProjection::unprojected(&table_schema),
             table_schema,
+            compression: None,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
         }
@@ -57,6 +60,18 @@ impl LinesSource {
 }
 
 impl LinesSource {
+    /// Reads every file as compressed with `compression`; `None` (the default): each file's
+    /// extension says ([`super::compression_of`]).
+    pub fn with_compression(mut self, compression: Option<FileCompressionType>) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// The compression of every file, or `None` (by extension).
+    pub fn compression(&self) -> Option<FileCompressionType> {
+        self.compression
+    }
+
     /// Whether the table has the metadata columns (`_file`, `_line`, `_offset`).
     fn has_metadata(&self) -> bool {
         super::has_metadata_columns(self.table_schema.file_schema())
@@ -84,12 +99,15 @@ impl FileSource for LinesSource {
             projected_schema: projected,
             object_store,
             file_prefix,
+            compression: self.compression,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
     }
 
     fn supports_repartitioning(&self) -> bool {
-        !self.has_metadata()
+        // A compressed file has no byte ranges; files compressed by extension are read
+        // whole by the range that starts at 0 (the opener skips the others).
+        !self.has_metadata() && !self.compression.is_some_and(|c| c.is_compressed())
     }
 
     fn table_schema(&self) -> &TableSchema {
@@ -140,6 +158,8 @@ struct LinesOpener {
     object_store: Arc<dyn ObjectStore>,
     /// What goes before an object's location in `_file`.
     file_prefix: String,
+    /// Every file's compression, or `None` (by extension).
+    compression: Option<FileCompressionType>,
 }
 
 impl FileOpener for LinesOpener {
@@ -148,6 +168,9 @@ impl FileOpener for LinesOpener {
         let schema = Arc::clone(&self.projected_schema);
         let batch_size = self.batch_size;
         let file_name = format!("{}{}", self.file_prefix, file.object_meta.location);
+        let compression = self
+            .compression
+            .unwrap_or_else(|| super::compression_of(file.object_meta.location.as_ref()));
         Ok(Box::pin(async move {
             let size = file.object_meta.size;
             let (start, end) = match &file.range {
@@ -170,6 +193,20 @@ impl FileOpener for LinesOpener {
                     )));
                 }
                 batcher = batcher.with_file(file_name);
+            }
+            if compression.is_compressed() {
+                // One compressed stream per file: the range at 0 reads it all, others none.
+                if start != 0 {
+                    return Ok(futures::stream::empty().boxed());
+                }
+                let bytes = store
+                    .get_opts(&file.object_meta.location, GetOptions::default())
+                    .await?
+                    .into_stream()
+                    .map(|chunk| chunk.map_err(DataFusionError::from))
+                    .boxed();
+                let bytes = compression.convert_stream(bytes)?;
+                return Ok(LineBatches::new(bytes, batcher).boxed());
             }
             let bytes = AlignedBoundaryStream::new(
                 store,

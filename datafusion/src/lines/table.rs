@@ -20,12 +20,16 @@ use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
 use datafusion::physical_plan::ExecutionPlan;
 
-use super::{lines_schema, lines_schema_with_metadata, LinesFormat, METADATA_OPTION};
+use super::{
+    lines_schema, lines_schema_with_metadata, LinesFormat, COMPRESSION_OPTION, METADATA_OPTION,
+};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 
 /// How a [`LinesTable`] reads its files (`CREATE EXTERNAL TABLE ... OPTIONS (...)`).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct LinesOptions {
     metadata_columns: bool,
+    compression: Option<FileCompressionType>,
 }
 
 impl LinesOptions {
@@ -41,6 +45,19 @@ impl LinesOptions {
     /// Whether the table has the metadata columns.
     pub fn metadata_columns(&self) -> bool {
         self.metadata_columns
+    }
+
+    /// Reads every file as compressed with `compression` (`None`, the default: each file's
+    /// extension says, [`super::compression_of`]). A compressed file is read whole by one
+    /// task, never split into byte ranges; `_offset` then counts decompressed bytes.
+    pub fn with_compression(mut self, compression: Option<FileCompressionType>) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// The compression of every file, or `None` (by extension).
+    pub fn compression(&self) -> Option<FileCompressionType> {
+        self.compression
     }
 
     /// The options of `CREATE EXTERNAL TABLE ... OPTIONS (...)`: `format.metadata_columns`
@@ -62,9 +79,21 @@ impl LinesOptions {
                         }
                     }
                 }
+                COMPRESSION_OPTION => {
+                    out.compression = match value.parse::<FileCompressionType>() {
+                        Ok(c) => Some(c),
+                        Err(_) => {
+                            return plan_err!(
+                                "{COMPRESSION_OPTION} is gzip, zstd, bzip2, xz or uncompressed, \
+                                 not '{value}'"
+                            )
+                        }
+                    }
+                }
                 other if other.starts_with("format.") => {
                     return plan_err!(
-                        "unknown option '{other}' for a lines table (known: {METADATA_OPTION})"
+                        "unknown option '{other}' for a lines table (known: {METADATA_OPTION}, \
+                         {COMPRESSION_OPTION})"
                     )
                 }
                 _ => {}
@@ -76,7 +105,12 @@ impl LinesOptions {
     /// The options as `key=value` lines (what a plan codec ships), read back by
     /// [`LinesOptions::decode`].
     pub fn encode(&self) -> String {
-        format!("{METADATA_OPTION}={}", self.metadata_columns)
+        let mut text = format!("{METADATA_OPTION}={}", self.metadata_columns);
+        if let Some(c) = self.compression {
+            let name = datafusion::common::parsers::CompressionTypeVariant::from(c);
+            text.push_str(&format!("\n{COMPRESSION_OPTION}={name}"));
+        }
+        text
     }
 
     /// Reads [`LinesOptions::encode`]'s text.
@@ -140,7 +174,8 @@ impl LinesTable {
         for url in &urls {
             check_exists(url)?;
         }
-        let listing = ListingOptions::new(Arc::new(LinesFormat)).with_file_extension("");
+        let listing = ListingOptions::new(Arc::new(LinesFormat::new(options.compression)))
+            .with_file_extension("");
         let schema = if options.metadata_columns {
             lines_schema_with_metadata()
         } else {
