@@ -1,7 +1,9 @@
 //! A real cluster on loopback: `rpcscan-scheduler` and two `rpcscan-executor` processes on
-//! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run,
-//! tasks must have run on both executors, and every process is stopped at the end, also
-//! when the test fails (the guard's `Drop`).
+//! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run
+//! for a directory, globs, a list, gzip/zstd files, a 17 MiB line (`too_large`), the
+//! metadata columns and a smaller message size limit; a missing path must fail on both with
+//! its name; tasks must have run on both executors, and every process is stopped at the
+//! end, also when the test fails (the guard's `Drop`).
 
 use std::fs::File;
 use std::net::TcpListener;

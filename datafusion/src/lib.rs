@@ -53,7 +53,11 @@
 //! trailing `\r` removed, lines that are empty or only spaces/tabs/CRs skipped, a last line
 //! without `\n` kept. A line is buffered whole, also one over the maximum message size
 //! (the functions then call it `too_large`). Files are split into byte ranges aligned on
-//! `\n` ([`LinesSource`]), so one large file is read in parallel.
+//! `\n` ([`LinesSource`]), so one large file is read in parallel. [`LinesOptions`] (or
+//! `OPTIONS (...)` in SQL) add the metadata columns `_file`, `_line`, `_offset`
+//! (`format.metadata_columns`) and set the compression (`format.compression`; by default
+//! `.gz`, `.zst`, `.bz2` and `.xz` files are decompressed by extension). A location that
+//! does not exist is an error naming it.
 #![deny(missing_docs)]
 
 mod input;
