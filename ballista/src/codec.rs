@@ -11,8 +11,11 @@ use std::sync::Arc;
 use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtensionCodec};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::catalog::TableProvider;
+use datafusion::common::parsers::CompressionTypeVariant;
 use datafusion::common::{DataFusionError, Result, TableReference};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::file_format::FileFormatFactory;
+use datafusion::datasource::listing::ListingTableUrl;
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::execution::TaskContext;
@@ -28,17 +31,84 @@ use datafusion_proto::physical_plan::{
 };
 use datafusion_proto::protobuf::FileScanExecConf;
 use prost::Message;
-use rpcscan_datafusion::{LinesSource, LinesTable};
+use rpcscan_datafusion::{LinesOptions, LinesSource, LinesTable};
 
-/// Prefix of an encoded [`LinesTable`] (its locations follow, one per line).
-const TABLE_MAGIC: &[u8] = b"\xffrpcscan.lines-table.v1\n";
-/// Prefix of an encoded `lines` scan (a `FileScanExecConf` follows).
-const SCAN_MAGIC: &[u8] = b"\xffrpcscan.lines-scan.v1\n";
+/// Prefix of an encoded [`LinesTable`]: its options ([`LinesOptions::encode`]), then its
+/// locations, each as two length-prefixed strings (the URL, then the glob or an empty
+/// string), so that a glob survives the trip.
+const TABLE_MAGIC: &[u8] = b"\xffrpcscan.lines-table.v2\n";
+/// Prefix of an encoded `lines` scan: the files' compression (length-prefixed, empty: by
+/// extension), then a `FileScanExecConf`.
+const SCAN_MAGIC: &[u8] = b"\xffrpcscan.lines-scan.v2\n";
+/// Prefix of an encoded rpcscan function (its maximum message size follows, u64 LE), so
+/// every process applies the client's limit.
+const UDF_MAGIC: &[u8] = b"\xffrpcscan.udf.v1\n";
 
-fn rpcscan_udf(name: &str) -> Option<Arc<ScalarUDF>> {
-    rpcscan_datafusion::all_functions()
+/// rpcscan's function `name` as shipped in `buf` (empty: the default limit).
+fn rpcscan_udf(name: &str, buf: &[u8]) -> Result<Option<Arc<ScalarUDF>>> {
+    let max = match buf.strip_prefix(UDF_MAGIC) {
+        Some(rest) => {
+            let bytes = <[u8; 8]>::try_from(rest).map_err(|_| {
+                DataFusionError::Internal(format!("bad rpcscan function encoding for {name}"))
+            })?;
+            usize::try_from(u64::from_le_bytes(bytes)).unwrap_or(usize::MAX)
+        }
+        None => rpcscan_datafusion::DEFAULT_MAX_MESSAGE_SIZE,
+    };
+    Ok(rpcscan_datafusion::functions_with_max_message_size(max)
         .into_iter()
-        .find(|f| f.name() == name)
+        .find(|f| f.name() == name))
+}
+
+/// Writes an rpcscan function's limit; `false` for any other function.
+fn encode_rpcscan_udf(node: &ScalarUDF, buf: &mut Vec<u8>) -> bool {
+    match rpcscan_datafusion::max_message_size_of(node) {
+        Some(max) => {
+            buf.extend_from_slice(UDF_MAGIC);
+            buf.extend_from_slice(&(max as u64).to_le_bytes());
+            true
+        }
+        None => false,
+    }
+}
+
+fn put_str(buf: &mut Vec<u8>, s: &str) {
+    buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+    buf.extend_from_slice(s.as_bytes());
+}
+
+fn take_str<'a>(rest: &mut &'a [u8]) -> Result<&'a str> {
+    let bad = || DataFusionError::Internal("truncated lines table locations".to_string());
+    let (len, tail) = rest.split_first_chunk::<8>().ok_or_else(bad)?;
+    let len = usize::try_from(u64::from_le_bytes(*len)).map_err(|_| bad())?;
+    let (text, tail) = tail.split_at_checked(len).ok_or_else(bad)?;
+    *rest = tail;
+    std::str::from_utf8(text)
+        .map_err(|e| DataFusionError::Internal(format!("lines table location is not UTF-8: {e}")))
+}
+
+fn encode_locations(table: &LinesTable, buf: &mut Vec<u8>) {
+    buf.extend_from_slice(TABLE_MAGIC);
+    put_str(buf, &table.options().encode());
+    for url in table.locations() {
+        put_str(buf, url.as_str());
+        put_str(buf, url.get_glob().as_ref().map_or("", |g| g.as_str()));
+    }
+}
+
+fn decode_table(mut rest: &[u8]) -> Result<LinesTable> {
+    let options = LinesOptions::decode(take_str(&mut rest)?)?;
+    let mut urls = Vec::new();
+    while !rest.is_empty() {
+        let url = ListingTableUrl::parse(take_str(&mut rest)?)?;
+        let glob = take_str(&mut rest)?;
+        urls.push(if glob.is_empty() {
+            url
+        } else {
+            url.with_glob(glob)?
+        });
+    }
+    LinesTable::try_from_urls(urls, options)
 }
 
 /// Ballista's logical codec plus [`LinesTable`] and rpcscan's functions.
@@ -69,12 +139,7 @@ impl LogicalExtensionCodec for LinesLogicalCodec {
         ctx: &TaskContext,
     ) -> Result<Arc<dyn TableProvider>> {
         match buf.strip_prefix(TABLE_MAGIC) {
-            Some(rest) => {
-                let text = std::str::from_utf8(rest).map_err(|e| {
-                    DataFusionError::Internal(format!("lines table locations are not UTF-8: {e}"))
-                })?;
-                Ok(Arc::new(LinesTable::try_new(text.lines())?))
-            }
+            Some(rest) => Ok(Arc::new(decode_table(rest)?)),
             None => self
                 .inner
                 .try_decode_table_provider(buf, table_ref, schema, ctx),
@@ -89,8 +154,7 @@ impl LogicalExtensionCodec for LinesLogicalCodec {
     ) -> Result<()> {
         match node.as_ref().downcast_ref::<LinesTable>() {
             Some(table) => {
-                buf.extend_from_slice(TABLE_MAGIC);
-                buf.extend_from_slice(table.locations().join("\n").as_bytes());
+                encode_locations(table, buf);
                 Ok(())
             }
             None => self.inner.try_encode_table_provider(table_ref, node, buf),
@@ -114,13 +178,16 @@ impl LogicalExtensionCodec for LinesLogicalCodec {
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        match rpcscan_udf(name) {
+        match rpcscan_udf(name, buf)? {
             Some(udf) => Ok(udf),
             None => self.inner.try_decode_udf(name, buf),
         }
     }
 
     fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
+        if encode_rpcscan_udf(node, buf) {
+            return Ok(());
+        }
         self.inner.try_encode_udf(node, buf)
     }
 
@@ -170,12 +237,18 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
         ctx: &TaskContext,
         proto_converter: &dyn PhysicalProtoConverterExtension,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        let Some(rest) = buf.strip_prefix(SCAN_MAGIC) else {
+        let Some(mut rest) = buf.strip_prefix(SCAN_MAGIC) else {
             return self.inner.try_decode(buf, inputs, ctx, proto_converter);
+        };
+        let compression = match take_str(&mut rest)? {
+            "" => None,
+            name => Some(name.parse::<FileCompressionType>()?),
         };
         let proto = FileScanExecConf::decode(rest)
             .map_err(|e| DataFusionError::Internal(format!("bad lines scan: {e}")))?;
-        let source = Arc::new(LinesSource::new(parse_table_schema_from_proto(&proto)?));
+        let source = Arc::new(
+            LinesSource::new(parse_table_schema_from_proto(&proto)?).with_compression(compression),
+        );
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
         let config = parse_protobuf_file_scan_config(&proto, &decode_ctx, proto_converter, source)?;
         Ok(DataSourceExec::from_data_source(config))
@@ -192,19 +265,29 @@ impl PhysicalExtensionCodec for LinesPhysicalCodec {
         };
         let proto = serialize_file_scan_config(config, self, proto_converter)?;
         buf.extend_from_slice(SCAN_MAGIC);
+        let compression = config
+            .file_source()
+            .downcast_ref::<LinesSource>()
+            .and_then(|s| s.compression())
+            .map(|c| CompressionTypeVariant::from(c).to_string())
+            .unwrap_or_default();
+        put_str(buf, &compression);
         proto
             .encode(buf)
             .map_err(|e| DataFusionError::Internal(format!("cannot encode lines scan: {e}")))
     }
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
-        match rpcscan_udf(name) {
+        match rpcscan_udf(name, buf)? {
             Some(udf) => Ok(udf),
             None => self.inner.try_decode_udf(name, buf),
         }
     }
 
     fn try_encode_udf(&self, node: &ScalarUDF, buf: &mut Vec<u8>) -> Result<()> {
+        if encode_rpcscan_udf(node, buf) {
+            return Ok(());
+        }
         self.inner.try_encode_udf(node, buf)
     }
 

@@ -57,6 +57,16 @@ pub fn client_config() -> SessionConfig {
 /// A session whose queries run on the Ballista scheduler at `scheduler`
 /// (`HOST:PORT` or `df://HOST:PORT`), with rpcscan's functions and `STORED AS LINES`.
 pub async fn remote_context(scheduler: &str) -> Result<SessionContext> {
+    remote_context_with_max_message_size(scheduler, rpcscan_datafusion::DEFAULT_MAX_MESSAGE_SIZE)
+        .await
+}
+
+/// [`remote_context`] whose functions call messages longer than `max_message_size` bytes
+/// `too_large` (the limit travels with the plan, so every executor applies it).
+pub async fn remote_context_with_max_message_size(
+    scheduler: &str,
+    max_message_size: usize,
+) -> Result<SessionContext> {
     let url = if scheduler.starts_with("df://") {
         scheduler.to_string()
     } else {
@@ -68,14 +78,20 @@ pub async fn remote_context(scheduler: &str) -> Result<SessionContext> {
         .build();
     let ctx = SessionContext::remote_with_state(&url, state).await?;
     // Registered after the upgrade: Ballista's upgrade replaces the scalar function list.
-    rpcscan_datafusion::register(&ctx)?;
+    rpcscan_datafusion::register_with_max_message_size(&ctx, max_message_size)?;
     Ok(ctx)
 }
 
 /// An embedded (single-process) DataFusion session with rpcscan's functions and
 /// `STORED AS LINES`.
 pub fn local_context() -> Result<SessionContext> {
+    local_context_with_max_message_size(rpcscan_datafusion::DEFAULT_MAX_MESSAGE_SIZE)
+}
+
+/// [`local_context`] whose functions call messages longer than `max_message_size` bytes
+/// `too_large`.
+pub fn local_context_with_max_message_size(max_message_size: usize) -> Result<SessionContext> {
     let ctx = SessionContext::new();
-    rpcscan_datafusion::register(&ctx)?;
+    rpcscan_datafusion::register_with_max_message_size(&ctx, max_message_size)?;
     Ok(ctx)
 }

@@ -1,7 +1,9 @@
 //! A real cluster on loopback: `rpcscan-scheduler` and two `rpcscan-executor` processes on
-//! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run,
-//! tasks must have run on both executors, and every process is stopped at the end, also
-//! when the test fails (the guard's `Drop`).
+//! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run
+//! for a directory, globs, a list, gzip/zstd files, a 17 MiB line (`too_large`), the
+//! metadata columns and a smaller message size limit; a missing path must fail on both with
+//! its name; tasks must have run on both executors, and every process is stopped at the
+//! end, also when the test fails (the guard's `Drop`).
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -121,16 +123,60 @@ fn write_logs(dir: &Path) {
     }
 }
 
-const QUERY: &str = "SELECT rpc_kind(line) AS kind, count(*) AS n FROM logs GROUP BY 1 ORDER BY 1";
+const QUERY: &str = "SELECT rpc_kind(line) AS kind, rpc_invalid_reason(line) AS reason, \
+                     count(*) AS n FROM {t} GROUP BY 1, 2 ORDER BY 1, 2";
 
-async fn run(ctx: &datafusion::prelude::SessionContext, location: &str) -> String {
+/// Creates table `name` over `location` (the SQL after `LOCATION`) and runs [`QUERY`]: the
+/// printed table, or the error's text.
+async fn query(
+    ctx: &datafusion::prelude::SessionContext,
+    name: &str,
+    location: &str,
+) -> Result<String, String> {
     ctx.sql(&format!(
-        "CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{location}'"
+        "CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"
     ))
     .await
-    .unwrap();
-    let batches = ctx.sql(QUERY).await.unwrap().collect().await.unwrap();
-    pretty_format_batches(&batches).unwrap().to_string()
+    .map_err(|e| e.to_string())?;
+    collect(ctx, name).await
+}
+
+async fn collect(ctx: &datafusion::prelude::SessionContext, name: &str) -> Result<String, String> {
+    let batches = ctx
+        .sql(&QUERY.replace("{t}", name))
+        .await
+        .map_err(|e| e.to_string())?
+        .collect()
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(pretty_format_batches(&batches).unwrap().to_string())
+}
+
+/// `text` compressed with DataFusion's own encoders.
+async fn compress(text: &[u8], c: rpcscan_datafusion::lines::FileCompressionType) -> Vec<u8> {
+    use futures::StreamExt;
+    let input = futures::stream::iter([Ok(bytes::Bytes::copy_from_slice(text))]).boxed();
+    let mut out = Vec::new();
+    let mut stream = c.convert_to_compress_stream(input).unwrap();
+    while let Some(chunk) = stream.next().await {
+        out.extend_from_slice(&chunk.unwrap());
+    }
+    out
+}
+
+/// The total of the `n` column of a [`QUERY`] result.
+fn total(table: &str) -> u64 {
+    table
+        .lines()
+        .filter_map(|l| {
+            l.trim_end_matches('|')
+                .rsplit('|')
+                .next()?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,7 +185,29 @@ async fn scheduler_and_two_executors_on_loopback() {
     let data = tmp.path().join("data");
     std::fs::create_dir(&data).unwrap();
     write_logs(&data);
-    let location = format!("{}/", data.display());
+    // Not `.ndjson`: in the directory, outside the glob.
+    std::fs::write(
+        data.join("other.log"),
+        "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n",
+    )
+    .unwrap();
+    // part-0 compressed: by extension (gzip, zstd) and by option (gzip without `.gz`).
+    let packed = tmp.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    let part0 = std::fs::read(data.join("part-0.ndjson")).unwrap();
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    std::fs::write(packed.join("p.ndjson.gz"), compress(&part0, C::GZIP).await).unwrap();
+    std::fs::write(packed.join("p.ndjson.zst"), compress(&part0, C::ZSTD).await).unwrap();
+    let other = tmp.path().join("other-packed");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("named.log"), compress(&part0, C::GZIP).await).unwrap();
+    let packed_named = other;
+    // One line over the CLI's default limit (16 MiB), then a small one.
+    let big = tmp.path().join("big.ndjson");
+    let mut text = br#"{"jsonrpc":"2.0","result":""#.to_vec();
+    text.resize(text.len() + 17 * 1024 * 1024, b'a');
+    text.extend_from_slice(b"\",\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":2}\n");
+    std::fs::write(&big, text).unwrap();
 
     let mut cluster = Cluster {
         children: Vec::new(),
@@ -205,14 +273,121 @@ async fn scheduler_and_two_executors_on_loopback() {
             .all(|n| c.log(n).contains("registration succeed"))
     });
 
-    let remote = rpcscan_ballista::remote_context(&format!("127.0.0.1:{scheduler_port}"))
+    let scheduler = format!("127.0.0.1:{scheduler_port}");
+    let remote = rpcscan_ballista::remote_context(&scheduler).await.unwrap();
+    let local = rpcscan_ballista::local_context().unwrap();
+    let d = data.display();
+    // (table, LOCATION, rows expected)
+    let all: u64 = (0..6u64).map(|f| 200 + f * 37).sum();
+    let cases = [
+        ("dir", format!("'{d}/'"), all + 3),
+        ("glob", format!("'{d}/*.ndjson'"), all),
+        ("glob_one", format!("'{d}/part-[01].ndjson'"), 200 + 237),
+        (
+            "list",
+            format!("('{d}/part-0.ndjson', '{d}/other.log')"),
+            200 + 3,
+        ),
+        ("big", format!("'{}'", big.display()), 2),
+        ("gz_zst", format!("'{}/'", packed.display()), 2 * 200),
+        (
+            "gz_named",
+            format!(
+                "'{}/named.log' OPTIONS ('format.compression' 'gzip')",
+                packed_named.display()
+            ),
+            200,
+        ),
+    ];
+    for (name, location, rows) in &cases {
+        let distributed = query(&remote, name, location).await.unwrap();
+        let embedded = query(&local, name, location).await.unwrap();
+        println!("{name} ({location}):\n{distributed}");
+        assert_eq!(distributed, embedded, "{name}: cluster and embedded differ");
+        assert_eq!(total(&distributed), *rows, "{name}: {distributed}");
+    }
+    let big_rows = query(&local, "big2", &format!("'{}'", big.display()))
         .await
         .unwrap();
-    let distributed = run(&remote, &location).await;
-    let embedded = run(&rpcscan_ballista::local_context().unwrap(), &location).await;
-    println!("{distributed}");
+    assert!(
+        big_rows.contains("| invalid | too_large | 1 |"),
+        "a 17 MiB line is too_large, as in the CLI:\n{big_rows}"
+    );
+
+    // `--table` / the API: the glob must reach the executors too.
+    let glob = format!("{d}/*.ndjson");
+    for ctx in [&remote, &local] {
+        let table = rpcscan_datafusion::LinesTable::try_new([glob.as_str()]).unwrap();
+        ctx.register_table("api_glob", std::sync::Arc::new(table))
+            .unwrap();
+    }
+    let distributed = collect(&remote, "api_glob").await.unwrap();
+    assert_eq!(distributed, collect(&local, "api_glob").await.unwrap());
+    assert_eq!(total(&distributed), all);
+
+    // A missing path, alone or in a list: an error naming it, never an empty result.
+    let missing = format!("{d}/no-such-file.ndjson");
+    for (name, location) in [
+        ("missing", format!("'{missing}'")),
+        (
+            "missing_in_list",
+            format!("('{d}/part-0.ndjson', '{missing}')"),
+        ),
+        ("missing_dir_glob", format!("'{d}/no-such-dir/*.ndjson'")),
+    ] {
+        for ctx in [&remote, &local] {
+            let err = query(ctx, name, &location).await.unwrap_err();
+            assert!(
+                err.contains("no-such-"),
+                "{name}: the error names the path: {err}"
+            );
+        }
+    }
+    assert!(rpcscan_datafusion::LinesTable::try_new([missing.as_str()])
+        .unwrap_err()
+        .to_string()
+        .contains(&missing));
+
+    // The metadata columns: the same file, line and offset for every invalid line.
+    let traced = format!(
+        "CREATE EXTERNAL TABLE traced STORED AS LINES LOCATION '{d}/' \
+         OPTIONS ('format.metadata_columns' 'true')"
+    );
+    let trace = "SELECT _file, _line, _offset, rpc_invalid_reason(line) AS reason FROM traced \
+                 WHERE rpc_kind(line) = 'invalid' ORDER BY 1, 2";
+    let mut answers = Vec::new();
+    for ctx in [&remote, &local] {
+        ctx.sql(&traced).await.unwrap();
+        let batches = ctx.sql(trace).await.unwrap().collect().await.unwrap();
+        answers.push(pretty_format_batches(&batches).unwrap().to_string());
+    }
+    assert_eq!(
+        answers[0], answers[1],
+        "metadata columns: cluster and embedded differ"
+    );
+    assert!(
+        answers[0]
+            .lines()
+            .any(|l| l.contains(&format!("| {d}/other.log "))
+                && l.contains("| 1     | 0       | bad_version |")),
+        "{}",
+        answers[0]
+    );
+
+    // A smaller limit travels with the plan to the executors.
+    let small_remote = rpcscan_ballista::remote_context_with_max_message_size(&scheduler, 60)
+        .await
+        .unwrap();
+    let small_local = rpcscan_ballista::local_context_with_max_message_size(60).unwrap();
+    let distributed = query(&small_remote, "small", &format!("'{d}/part-0.ndjson'"))
+        .await
+        .unwrap();
+    let embedded = query(&small_local, "small", &format!("'{d}/part-0.ndjson'"))
+        .await
+        .unwrap();
+    println!("limit 60:\n{distributed}");
     assert_eq!(distributed, embedded);
-    assert!(distributed.contains("invalid"));
+    assert!(distributed.contains("too_large"), "{distributed}");
 
     // Push-staged executors log "Execute task" per task, pull-staged ones "Received task".
     let tasks = |name: &str| {

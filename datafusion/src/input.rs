@@ -71,16 +71,20 @@ pub(crate) fn invoke_unary(
     }
 }
 
-/// Builds a Utf8 column from a per-row function (`None` → NULL).
+/// Builds a Utf8 column from a per-row function (`None` → NULL), which gets the row and the
+/// maximum message size.
 pub(crate) fn utf8_column(
     array: &dyn Array,
-    row: fn(&[u8]) -> Option<Text<'_>>,
+    max_message_size: usize,
+    row: fn(&[u8], usize) -> Option<Text<'_>>,
 ) -> Result<ArrayRef> {
     let mut out =
         datafusion::arrow::array::StringBuilder::with_capacity(array.len(), array.len() * 8);
-    each_line(array, |line| match line.and_then(row) {
-        Some(text) => out.append_value(text),
-        None => out.append_null(),
+    each_line(array, |line| {
+        match line.and_then(|l| row(l, max_message_size)) {
+            Some(text) => out.append_value(text),
+            None => out.append_null(),
+        }
     })?;
     Ok(Arc::new(out.finish()))
 }

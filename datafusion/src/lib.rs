@@ -33,6 +33,10 @@
 //! | `rpc_invalid_reason(line)` | Utf8 | the reason name of an invalid message ([`rpcscan::Reason::as_str`]) |
 //! | `rpc_scan(line)` | Struct | all six above (`kind`, `method`, `id`, `error_code`, `tool_name`, `invalid_reason`) from one scan |
 //!
+//! A message longer than the maximum message size ([`DEFAULT_MAX_MESSAGE_SIZE`], 16 MiB, the
+//! CLI's default; [`register_with_max_message_size`] changes it) is `invalid` /
+//! `too_large` and not parsed, as in every rpcscan front end (docs/spec.md §7).
+//!
 //! Choices where SQL needs an answer the rule book does not give:
 //!
 //! * `rpc_id` of an error response with `"id": null` is the text `null`; a message without
@@ -47,9 +51,13 @@
 //! [`LinesFormatFactory`] (`STORED AS LINES`) and [`LinesTable`] read files as one non-null
 //! `line` column of type `Binary`, framed like rpcscan's NDJSON framing: split on `\n`, one
 //! trailing `\r` removed, lines that are empty or only spaces/tabs/CRs skipped, a last line
-//! without `\n` kept. Unlike the CLI, there is no line length limit (a line is buffered
-//! whole). Files are split into byte ranges aligned on `\n` ([`LinesSource`]), so one large
-//! file is read in parallel.
+//! without `\n` kept. A line is buffered whole, also one over the maximum message size
+//! (the functions then call it `too_large`). Files are split into byte ranges aligned on
+//! `\n` ([`LinesSource`]), so one large file is read in parallel. [`LinesOptions`] (or
+//! `OPTIONS (...)` in SQL) add the metadata columns `_file`, `_line`, `_offset`
+//! (`format.metadata_columns`) and set the compression (`format.compression`; by default
+//! `.gz`, `.zst`, `.bz2` and `.xz` files are decompressed by extension). A location that
+//! does not exist is an error naming it.
 #![deny(missing_docs)]
 
 mod input;
@@ -62,9 +70,11 @@ use datafusion::error::Result;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::SessionContext;
+pub use rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE;
 
 pub use lines::{
-    lines_schema, LinesFormat, LinesFormatFactory, LinesSource, LinesTable, LinesTableFactory,
+    lines_schema, lines_schema_with_metadata, LinesFormat, LinesFormatFactory, LinesOptions,
+    LinesSource, LinesTable, LinesTableFactory,
 };
 pub use udf::{
     rpc_error_code, rpc_id, rpc_invalid_reason, rpc_kind, rpc_method, rpc_scan, rpc_tool_name,
@@ -83,10 +93,84 @@ pub fn all_functions() -> Vec<Arc<ScalarUDF>> {
     ]
 }
 
+/// Every rpcscan scalar function, with messages longer than `max_message_size` bytes
+/// `invalid` / `too_large` (the CLI's `--max-message-size`; [`all_functions`] uses the
+/// default, [`DEFAULT_MAX_MESSAGE_SIZE`]).
+pub fn functions_with_max_message_size(max_message_size: usize) -> Vec<Arc<ScalarUDF>> {
+    if max_message_size == DEFAULT_MAX_MESSAGE_SIZE {
+        return all_functions();
+    }
+    let m = max_message_size;
+    vec![
+        Arc::new(ScalarUDF::new_from_impl(udf::kind::RpcKind::new(m))),
+        Arc::new(ScalarUDF::new_from_impl(udf::method::RpcMethod::new(m))),
+        Arc::new(ScalarUDF::new_from_impl(udf::id::RpcId::new(m))),
+        Arc::new(ScalarUDF::new_from_impl(
+            udf::error_code::RpcErrorCode::new(m),
+        )),
+        Arc::new(ScalarUDF::new_from_impl(udf::tool_name::RpcToolName::new(
+            m,
+        ))),
+        Arc::new(ScalarUDF::new_from_impl(
+            udf::invalid_reason::RpcInvalidReason::new(m),
+        )),
+        Arc::new(ScalarUDF::new_from_impl(udf::scan::RpcScan::new(m))),
+    ]
+}
+
+/// The maximum message size of an rpcscan function (`None` for any other function): what a
+/// plan codec ships so that every process of a cluster applies the same limit.
+pub fn max_message_size_of(udf: &ScalarUDF) -> Option<usize> {
+    let inner = udf.inner();
+    None.or_else(|| {
+        inner
+            .downcast_ref::<udf::kind::RpcKind>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::method::RpcMethod>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::id::RpcId>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::error_code::RpcErrorCode>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::tool_name::RpcToolName>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::invalid_reason::RpcInvalidReason>()
+            .map(|f| f.max_message_size())
+    })
+    .or_else(|| {
+        inner
+            .downcast_ref::<udf::scan::RpcScan>()
+            .map(|f| f.max_message_size())
+    })
+}
+
 /// Registers every rpcscan function with `registry` (a `SessionState`, a `TaskContext`
 /// builder, ...), next to the functions already there.
 pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
-    for udf in all_functions() {
+    register_all_with_max_message_size(registry, DEFAULT_MAX_MESSAGE_SIZE)
+}
+
+/// [`register_all`] with a maximum message size other than the default.
+pub fn register_all_with_max_message_size(
+    registry: &mut dyn FunctionRegistry,
+    max_message_size: usize,
+) -> Result<()> {
+    for udf in functions_with_max_message_size(max_message_size) {
         registry.register_udf(udf)?;
     }
     Ok(())
@@ -94,8 +178,13 @@ pub fn register_all(registry: &mut dyn FunctionRegistry) -> Result<()> {
 
 /// Registers the functions and the `lines` format (`STORED AS LINES`) with a session.
 pub fn register(ctx: &SessionContext) -> Result<()> {
+    register_with_max_message_size(ctx, DEFAULT_MAX_MESSAGE_SIZE)
+}
+
+/// [`register`] with a maximum message size other than the default.
+pub fn register_with_max_message_size(ctx: &SessionContext, max_message_size: usize) -> Result<()> {
     let state = ctx.state_ref();
     let mut state = state.write();
-    register_all(&mut *state)?;
+    register_all_with_max_message_size(&mut *state, max_message_size)?;
     lines::register_format(&mut state)
 }

@@ -154,3 +154,275 @@ async fn one_large_file_is_scanned_in_parallel_ranges() {
         &batches
     );
 }
+
+async fn kinds(ctx: &SessionContext, table: &str) -> Vec<RecordBatch> {
+    ctx.sql(&format!(
+        "SELECT rpc_kind(line) AS kind, rpc_invalid_reason(line) AS reason, count(*) AS n \
+         FROM {table} GROUP BY 1, 2 ORDER BY 1, 2"
+    ))
+    .await
+    .unwrap()
+    .collect()
+    .await
+    .unwrap()
+}
+
+async fn count(ctx: &SessionContext, table: &str) -> i64 {
+    let batches = ctx
+        .sql(&format!("SELECT count(*) AS n FROM {table}"))
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    batches[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+        .value(0)
+}
+
+#[tokio::test]
+async fn globs_lists_and_missing_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(
+        dir.path().join("a.ndjson"),
+        "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("b.log"), "{}\n{}\n").unwrap();
+    let ctx = context(2);
+    for (name, location, want) in [
+        ("all", format!("'{d}/'"), 3),
+        ("glob", format!("'{d}/*.ndjson'"), 1),
+        ("list", format!("('{d}/a.ndjson', '{d}/b.log')"), 3),
+    ] {
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"
+        ))
+        .await
+        .unwrap();
+        assert_eq!(count(&ctx, name).await, want, "{location}");
+    }
+    let glob = LinesTable::try_new([format!("{d}/*.ndjson")]).unwrap();
+    assert!(glob.locations()[0].get_glob().is_some(), "the glob is kept");
+
+    for location in [
+        format!("'{d}/missing.ndjson'"),
+        format!("('{d}/a.ndjson', '{d}/missing.ndjson')"),
+        format!("'{d}/missing/*.ndjson'"),
+    ] {
+        let err = ctx
+            .sql(&format!(
+                "CREATE EXTERNAL TABLE m STORED AS LINES LOCATION {location}"
+            ))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("{d}/missing")), "{location}: {err}");
+    }
+    let err = ctx
+        .sql("CREATE EXTERNAL TABLE s STORED AS LINES LOCATION 's3://bucket/logs/'")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("'s3' scheme is not supported") && !err.contains("Internal"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn lines_over_the_limit_are_too_large() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.ndjson");
+    // 40 bytes, then 41 bytes (with a CRLF: the \r is not part of the message).
+    let at = r#"{"jsonrpc":"2.0","result":"abcd","id":1}"#;
+    let over = r#"{"jsonrpc":"2.0","result":"abcde","id":1}"#;
+    assert_eq!((at.len(), over.len()), (40, 41));
+    std::fs::write(&path, format!("{at}\r\n{over}\r\n")).unwrap();
+    let ctx = SessionContext::new();
+    rpcscan_datafusion::register_with_max_message_size(&ctx, 40).unwrap();
+    ctx.register_table(
+        "logs",
+        Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()),
+    )
+    .unwrap();
+    assert_batches_eq!(
+        [
+            "+---------+-----------+---+",
+            "| kind    | reason    | n |",
+            "+---------+-----------+---+",
+            "| invalid | too_large | 1 |",
+            "| result  |           | 1 |",
+            "+---------+-----------+---+",
+        ],
+        &kinds(&ctx, "logs").await
+    );
+    let batches = ctx
+        .sql(
+            "SELECT rpc_scan(line)['invalid_reason'] AS r, rpc_id(line) AS id FROM logs ORDER BY 1",
+        )
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_batches_eq!(
+        [
+            "+-----------+----+",
+            "| r         | id |",
+            "+-----------+----+",
+            "| too_large |    |",
+            "|           | 1  |",
+            "+-----------+----+",
+        ],
+        &batches
+    );
+}
+
+#[tokio::test]
+async fn metadata_columns_trace_a_line_to_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(
+        dir.path().join("a.ndjson"),
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\r\n\n\xff\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}",
+    )
+    .unwrap();
+    let ctx = context(4);
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{d}/' \
+         OPTIONS ('format.metadata_columns' 'true')"
+    ))
+    .await
+    .unwrap();
+    let batches = ctx
+        .sql(
+            "SELECT _line, _offset, rpc_kind(line) AS kind, TRY_CAST(line AS VARCHAR) IS NULL AS not_utf8 \
+             FROM logs ORDER BY _line",
+        )
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_batches_eq!(
+        [
+            "+-------+---------+--------------+----------+",
+            "| _line | _offset | kind         | not_utf8 |",
+            "+-------+---------+--------------+----------+",
+            "| 1     | 0       | notification | false    |",
+            "| 3     | 33      | invalid      | true     |",
+            "| 4     | 35      | result       | false    |",
+            "+-------+---------+--------------+----------+",
+        ],
+        &batches
+    );
+    let file = ctx
+        .sql("SELECT DISTINCT _file FROM logs")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(
+        file[0].column(0).as_string::<i32>().value(0),
+        format!("{d}/a.ndjson")
+    );
+    // Plain tables keep the single column; unknown options are errors.
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS LINES LOCATION '{d}/' OPTIONS ('format.nope' 'x')"
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown option 'format.nope'"), "{err}");
+}
+
+/// `text` compressed with DataFusion's own encoders.
+async fn compress(text: &[u8], c: rpcscan_datafusion::lines::FileCompressionType) -> Vec<u8> {
+    use futures::StreamExt;
+    let input = futures::stream::iter([Ok(bytes::Bytes::copy_from_slice(text))]).boxed();
+    let mut out = Vec::new();
+    let mut stream = c.convert_to_compress_stream(input).unwrap();
+    while let Some(chunk) = stream.next().await {
+        out.extend_from_slice(&chunk.unwrap());
+    }
+    out
+}
+
+#[tokio::test]
+async fn gzip_and_zstd_by_extension_and_by_option() {
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    let mut text = Vec::new();
+    for i in 0..5000 {
+        text.extend_from_slice(
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"m\"}}\n").as_bytes(),
+        );
+    }
+    text.extend_from_slice(b"not json\n");
+    std::fs::write(
+        dir.path().join("a.ndjson.gz"),
+        compress(&text, C::GZIP).await,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.ndjson.zst"),
+        compress(&text, C::ZSTD).await,
+    )
+    .unwrap();
+    std::fs::create_dir(dir.path().join("named")).unwrap();
+    std::fs::write(
+        dir.path().join("named/c.log"),
+        compress(&text, C::GZIP).await,
+    )
+    .unwrap();
+    // Four partitions and a tiny minimum size: only the ranges at 0 may read a compressed file.
+    let ctx = context(4);
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE by_ext STORED AS LINES LOCATION ('{d}/a.ndjson.gz', '{d}/b.ndjson.zst')"
+    ))
+    .await
+    .unwrap();
+    // DataFusion 55 rejects `COMPRESSION TYPE` ("no longer in use"): the option replaces it.
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE by_option STORED AS LINES LOCATION '{d}/named/' \
+         OPTIONS ('format.compression' 'gzip')"
+    ))
+    .await
+    .unwrap();
+    for (table, files) in [("by_ext", 2), ("by_option", 1)] {
+        let batches = ctx
+            .sql(&format!(
+                "SELECT count(*) FILTER (WHERE rpc_kind(line) = 'request') AS requests, \
+                        count(*) FILTER (WHERE rpc_invalid_reason(line) = 'syntax') AS syntax \
+                 FROM {table}"
+            ))
+            .await
+            .unwrap()
+            .collect()
+            .await
+            .unwrap();
+        let column = |i: usize| {
+            batches[0]
+                .column(i)
+                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
+                .value(0)
+        };
+        assert_eq!((column(0), column(1)), (files * 5000, files), "{table}");
+    }
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS LINES LOCATION '{d}/named/' \
+             OPTIONS ('format.compression' 'lz4')"
+        ))
+        .await
+        .unwrap_err()
+        .to_string();
+    // DataFusion's planner checks the name first ("Unsupported file compression type LZ4").
+    assert!(err.to_lowercase().contains("compression type lz4"), "{err}");
+}

@@ -7,15 +7,18 @@ use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use bytes::Bytes;
-use datafusion::arrow::array::{ArrayRef, BinaryBuilder, RecordBatch, RecordBatchOptions};
+use datafusion::arrow::array::{
+    ArrayRef, BinaryBuilder, RecordBatch, RecordBatchOptions, StringBuilder, UInt64Builder,
+};
 use datafusion::arrow::datatypes::SchemaRef;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
 use datafusion::datasource::table_schema::TableSchema;
-use datafusion::object_store::ObjectStore;
+use datafusion::object_store::{GetOptions, ObjectStore};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::PhysicalExpr;
@@ -28,12 +31,15 @@ use futures::{Stream, StreamExt};
 /// Rows per batch when the session gives no batch size.
 const DEFAULT_BATCH_SIZE: usize = 8192;
 
-/// The [`FileSource`] of the `lines` format. Byte ranges are allowed (the default
-/// `supports_repartitioning`): each range starts after the first `\n` at or after its start
-/// and ends with the line holding its last byte, as DataFusion's NDJSON reader does.
+/// The [`FileSource`] of the `lines` format. Byte ranges are allowed: each range starts
+/// after the first `\n` at or after its start and ends with the line holding its last byte,
+/// as DataFusion's NDJSON reader does. A table with the metadata columns
+/// ([`super::METADATA_COLUMNS`]) reads each file whole, since a line number counts from
+/// the file's start.
 #[derive(Clone)]
 pub struct LinesSource {
     table_schema: TableSchema,
+    compression: Option<FileCompressionType>,
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
     projection: SplitProjection,
@@ -46,9 +52,29 @@ impl LinesSource {
         Self {
             projection: SplitProjection::unprojected(&table_schema),
             table_schema,
+            compression: None,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
         }
+    }
+}
+
+impl LinesSource {
+    /// Reads every file as compressed with `compression`; `None` (the default): each file's
+    /// extension says ([`super::compression_of`]).
+    pub fn with_compression(mut self, compression: Option<FileCompressionType>) -> Self {
+        self.compression = compression;
+        self
+    }
+
+    /// The compression of every file, or `None` (by extension).
+    pub fn compression(&self) -> Option<FileCompressionType> {
+        self.compression
+    }
+
+    /// Whether the table has the metadata columns (`_file`, `_line`, `_offset`).
+    fn has_metadata(&self) -> bool {
+        super::has_metadata_columns(self.table_schema.file_schema())
     }
 }
 
@@ -56,17 +82,32 @@ impl FileSource for LinesSource {
     fn create_file_opener(
         &self,
         object_store: Arc<dyn ObjectStore>,
-        _base_config: &FileScanConfig,
+        base_config: &FileScanConfig,
         _partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let file_schema = self.table_schema.file_schema();
         let projected = Arc::new(file_schema.project(&self.projection.file_indices)?);
+        // `_file` is the path for local files, the URL for other stores.
+        let store_url = base_config.object_store_url.as_str();
+        let file_prefix = if store_url == "file:///" {
+            "/".to_string()
+        } else {
+            store_url.to_string()
+        };
         let opener: Arc<dyn FileOpener> = Arc::new(LinesOpener {
             batch_size: self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE).max(1),
             projected_schema: projected,
             object_store,
+            file_prefix,
+            compression: self.compression,
         });
         ProjectionOpener::try_new(self.projection.clone(), opener, file_schema)
+    }
+
+    fn supports_repartitioning(&self) -> bool {
+        // A compressed file has no byte ranges; files compressed by extension are read
+        // whole by the range that starts at 0 (the opener skips the others).
+        !self.has_metadata() && !self.compression.is_some_and(|c| c.is_compressed())
     }
 
     fn table_schema(&self) -> &TableSchema {
@@ -112,9 +153,13 @@ impl FileSource for LinesSource {
 /// Opens one file (or one byte range of it) and streams its lines.
 struct LinesOpener {
     batch_size: usize,
-    /// Either the `line` column or no column at all (`count(*)`).
+    /// The columns read (any of `line` and the metadata columns, or none: `count(*)`).
     projected_schema: SchemaRef,
     object_store: Arc<dyn ObjectStore>,
+    /// What goes before an object's location in `_file`.
+    file_prefix: String,
+    /// Every file's compression, or `None` (by extension).
+    compression: Option<FileCompressionType>,
 }
 
 impl FileOpener for LinesOpener {
@@ -122,6 +167,10 @@ impl FileOpener for LinesOpener {
         let store = Arc::clone(&self.object_store);
         let schema = Arc::clone(&self.projected_schema);
         let batch_size = self.batch_size;
+        let file_name = format!("{}{}", self.file_prefix, file.object_meta.location);
+        let compression = self
+            .compression
+            .unwrap_or_else(|| super::compression_of(file.object_meta.location.as_ref()));
         Ok(Box::pin(async move {
             let size = file.object_meta.size;
             let (start, end) = match &file.range {
@@ -135,6 +184,30 @@ impl FileOpener for LinesOpener {
                 ),
                 None => (0, size),
             };
+            let mut batcher = Batcher::new(schema, batch_size);
+            if batcher.needs_position() {
+                if start != 0 {
+                    return Err(DataFusionError::Execution(format!(
+                        "{file_name}: the metadata columns need whole files, got a range \
+                         starting at byte {start}"
+                    )));
+                }
+                batcher = batcher.with_file(file_name);
+            }
+            if compression.is_compressed() {
+                // One compressed stream per file: the range at 0 reads it all, others none.
+                if start != 0 {
+                    return Ok(futures::stream::empty().boxed());
+                }
+                let bytes = store
+                    .get_opts(&file.object_meta.location, GetOptions::default())
+                    .await?
+                    .into_stream()
+                    .map(|chunk| chunk.map_err(DataFusionError::from))
+                    .boxed();
+                let bytes = compression.convert_stream(bytes)?;
+                return Ok(LineBatches::new(bytes, batcher).boxed());
+            }
             let bytes = AlignedBoundaryStream::new(
                 store,
                 file.object_meta.location.clone(),
@@ -146,7 +219,7 @@ impl FileOpener for LinesOpener {
             .await?
             .map(|chunk| chunk.map_err(DataFusionError::from))
             .boxed();
-            Ok(LineBatches::new(bytes, schema, batch_size).boxed())
+            Ok(LineBatches::new(bytes, batcher).boxed())
         }))
     }
 }
@@ -160,14 +233,10 @@ pub(crate) struct LineBatches {
 }
 
 impl LineBatches {
-    pub(crate) fn new(
-        input: BoxStream<'static, Result<Bytes>>,
-        schema: SchemaRef,
-        batch_size: usize,
-    ) -> Self {
+    pub(crate) fn new(input: BoxStream<'static, Result<Bytes>>, batcher: Batcher) -> Self {
         Self {
             input,
-            batcher: Batcher::new(schema, batch_size),
+            batcher,
             ready: VecDeque::new(),
             done: false,
         }
@@ -214,19 +283,61 @@ pub(crate) struct Batcher {
     batch_size: usize,
     /// The start of a line whose `\n` has not arrived yet.
     partial: Vec<u8>,
-    builder: BinaryBuilder,
+    /// One builder per column of `schema`, in its order.
+    columns: Vec<Column>,
     rows: usize,
+    /// `_file`'s value.
+    file: String,
+    /// Offset of the next byte to arrive, from the start of the file (whole files only).
+    pos: u64,
+    /// Offset of the current line's first byte.
+    line_start: u64,
+    /// Number of the current line, from 1, counting blank lines too (the CLI's numbers).
+    line_no: u64,
+}
+
+/// The builder of one output column.
+enum Column {
+    Line(BinaryBuilder),
+    File(StringBuilder),
+    LineNo(UInt64Builder),
+    Offset(UInt64Builder),
 }
 
 impl Batcher {
     pub(crate) fn new(schema: SchemaRef, batch_size: usize) -> Self {
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|f| match f.name().as_str() {
+                super::FILE_COLUMN => Column::File(StringBuilder::new()),
+                super::LINE_NUMBER_COLUMN => Column::LineNo(UInt64Builder::new()),
+                super::OFFSET_COLUMN => Column::Offset(UInt64Builder::new()),
+                _ => Column::Line(BinaryBuilder::new()),
+            })
+            .collect();
         Self {
             schema,
             batch_size,
             partial: Vec::new(),
-            builder: BinaryBuilder::new(),
+            columns,
             rows: 0,
+            file: String::new(),
+            pos: 0,
+            line_start: 0,
+            line_no: 1,
         }
+    }
+
+    /// Whether a metadata column is read (then the input must be a whole file).
+    pub(crate) fn needs_position(&self) -> bool {
+        self.columns.iter().any(|c| !matches!(c, Column::Line(_)))
+    }
+
+    /// Sets `_file`'s value.
+    pub(crate) fn with_file(mut self, file: String) -> Self {
+        self.file = file;
+        self
     }
 
     pub(crate) fn digest(
@@ -244,8 +355,12 @@ impl Batcher {
                 line.clear();
                 self.partial = line;
             }
+            self.pos += nl as u64 + 1;
+            self.line_start = self.pos;
+            self.line_no += 1;
             chunk = &chunk[nl + 1..];
         }
+        self.pos += chunk.len() as u64;
         self.partial.extend_from_slice(chunk);
         Ok(())
     }
@@ -260,12 +375,17 @@ impl Batcher {
 
     fn push_line(&mut self, line: &[u8], out: &mut VecDeque<RecordBatch>) -> Result<()> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        // NDJSON framing (SPEC §7): blank lines are not messages.
+        // NDJSON framing (docs/spec.md §7): blank lines are not messages.
         if line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
             return Ok(());
         }
-        if !self.schema.fields().is_empty() {
-            self.builder.append_value(line);
+        for column in &mut self.columns {
+            match column {
+                Column::Line(b) => b.append_value(line),
+                Column::File(b) => b.append_value(&self.file),
+                Column::LineNo(b) => b.append_value(self.line_no),
+                Column::Offset(b) => b.append_value(self.line_start),
+            }
         }
         self.rows += 1;
         if self.rows >= self.batch_size {
@@ -278,16 +398,23 @@ impl Batcher {
         if self.rows == 0 {
             return Ok(());
         }
-        let batch = if self.schema.fields().is_empty() {
-            RecordBatch::try_new_with_options(
-                Arc::clone(&self.schema),
-                vec![],
-                &RecordBatchOptions::new().with_row_count(Some(self.rows)),
-            )?
-        } else {
-            let column: ArrayRef = Arc::new(self.builder.finish());
-            RecordBatch::try_new(Arc::clone(&self.schema), vec![column])?
-        };
+        let columns: Vec<ArrayRef> = self
+            .columns
+            .iter_mut()
+            .map(|c| -> ArrayRef {
+                match c {
+                    Column::Line(b) => Arc::new(b.finish()),
+                    Column::File(b) => Arc::new(b.finish()),
+                    Column::LineNo(b) => Arc::new(b.finish()),
+                    Column::Offset(b) => Arc::new(b.finish()),
+                }
+            })
+            .collect();
+        let batch = RecordBatch::try_new_with_options(
+            Arc::clone(&self.schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(self.rows)),
+        )?;
         self.rows = 0;
         out.push_back(batch);
         Ok(())
@@ -333,5 +460,29 @@ mod tests {
             let want: Vec<Vec<u8>> = want.iter().map(|w| w.to_vec()).collect();
             assert_eq!(split(input), want, "{input:?}");
         }
+    }
+
+    #[test]
+    fn metadata_counts_every_line_and_byte() {
+        let schema = super::super::lines_schema_with_metadata();
+        let mut batcher = Batcher::new(schema, 100).with_file("/f".to_string());
+        assert!(batcher.needs_position());
+        let mut out = VecDeque::new();
+        for chunk in [&b"a\r\n\n  \nb"[..], b"c\n", b"d"] {
+            batcher.digest(chunk, &mut out).unwrap();
+        }
+        batcher.finish(&mut out).unwrap();
+        let batch = &out[0];
+        let u64s = |i: usize| -> Vec<u64> {
+            batch
+                .column(i)
+                .as_primitive::<datafusion::arrow::datatypes::UInt64Type>()
+                .values()
+                .to_vec()
+        };
+        assert_eq!(batch.num_rows(), 3);
+        assert_eq!(batch.column(1).as_string::<i32>().value(2), "/f");
+        assert_eq!(u64s(2), [1, 4, 5], "line numbers count blank lines");
+        assert_eq!(u64s(3), [0, 7, 10], "byte offsets of each line's start");
     }
 }

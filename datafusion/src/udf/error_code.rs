@@ -17,20 +17,34 @@ use crate::input::{each_line, invoke_unary, line_signature};
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct RpcErrorCode {
     signature: Signature,
+    max_message_size: usize,
 }
 
 impl Default for RpcErrorCode {
     fn default() -> Self {
-        Self {
-            signature: line_signature(),
-        }
+        Self::new(rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE)
     }
 }
 
-fn column(array: &dyn Array) -> Result<ArrayRef> {
+impl RpcErrorCode {
+    /// The function with messages longer than `max_message_size` bytes `too_large`.
+    pub fn new(max_message_size: usize) -> Self {
+        Self {
+            signature: line_signature(),
+            max_message_size,
+        }
+    }
+
+    /// The longest message parsed; longer ones are `invalid` / `too_large`.
+    pub fn max_message_size(&self) -> usize {
+        self.max_message_size
+    }
+}
+
+fn column(array: &dyn Array, max: usize) -> Result<ArrayRef> {
     let mut out = Int64Builder::with_capacity(array.len());
     each_line(array, |line| {
-        out.append_option(line.and_then(|line| verdict::error_code(&rpcscan::parse(line))))
+        out.append_option(line.and_then(|line| verdict::error_code(&verdict::scan(line, max))))
     })?;
     Ok(Arc::new(out.finish()))
 }
@@ -49,7 +63,7 @@ impl ScalarUDFImpl for RpcErrorCode {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        invoke_unary(self.name(), args, column)
+        invoke_unary(self.name(), args, |a| column(a, self.max_message_size))
     }
 }
 

@@ -4,8 +4,8 @@ use std::borrow::Cow;
 
 use super::verdict;
 
-fn row(line: &[u8]) -> Option<Cow<'_, str>> {
-    verdict::id(&rpcscan::parse(line))
+fn row(line: &[u8], max: usize) -> Option<Cow<'_, str>> {
+    verdict::id(&verdict::scan(line, max))
 }
 
 super::utf8_udf!(

@@ -4,8 +4,8 @@ use std::borrow::Cow;
 
 use super::verdict;
 
-fn row(line: &[u8]) -> Option<Cow<'_, str>> {
-    verdict::invalid_reason(&rpcscan::parse(line)).map(Cow::Borrowed)
+fn row(line: &[u8], max: usize) -> Option<Cow<'_, str>> {
+    verdict::invalid_reason(&verdict::scan(line, max)).map(Cow::Borrowed)
 }
 
 super::utf8_udf!(

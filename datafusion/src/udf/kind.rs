@@ -2,7 +2,10 @@
 
 use std::borrow::Cow;
 
-fn row(line: &[u8]) -> Option<Cow<'_, str>> {
+fn row(line: &[u8], max: usize) -> Option<Cow<'_, str>> {
+    if line.len() > max {
+        return Some(Cow::Borrowed(rpcscan::Kind::Invalid.as_str())); // too_large
+    }
     // `classify` is the cheapest path to the kind alone (same verdict as `parse`).
     Some(Cow::Borrowed(rpcscan::classify(line).as_str()))
 }

@@ -27,11 +27,24 @@ macro_rules! utf8_udf {
         #[derive(Debug, PartialEq, Eq, Hash)]
         pub struct $ty {
             signature: datafusion::logical_expr::Signature,
+            max_message_size: usize,
         }
 
         impl Default for $ty {
             fn default() -> Self {
-                Self { signature: crate::input::line_signature() }
+                Self::new(rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE)
+            }
+        }
+
+        impl $ty {
+            /// The function with messages longer than `max_message_size` bytes `too_large`.
+            pub fn new(max_message_size: usize) -> Self {
+                Self { signature: crate::input::line_signature(), max_message_size }
+            }
+
+            /// The longest message parsed; longer ones are `invalid` / `too_large`.
+            pub fn max_message_size(&self) -> usize {
+                self.max_message_size
             }
         }
 
@@ -55,7 +68,9 @@ macro_rules! utf8_udf {
                 &self,
                 args: datafusion::logical_expr::ScalarFunctionArgs,
             ) -> datafusion::common::Result<datafusion::logical_expr::ColumnarValue> {
-                crate::input::invoke_unary($name, args, |array| crate::input::utf8_column(array, $row))
+                crate::input::invoke_unary($name, args, |array| {
+                    crate::input::utf8_column(array, self.max_message_size, $row)
+                })
             }
         }
 

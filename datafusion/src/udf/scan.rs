@@ -17,13 +17,27 @@ use crate::input::{each_line, invoke_unary, line_signature};
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct RpcScan {
     signature: Signature,
+    max_message_size: usize,
 }
 
 impl Default for RpcScan {
     fn default() -> Self {
+        Self::new(rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE)
+    }
+}
+
+impl RpcScan {
+    /// The function with messages longer than `max_message_size` bytes `too_large`.
+    pub fn new(max_message_size: usize) -> Self {
         Self {
             signature: line_signature(),
+            max_message_size,
         }
+    }
+
+    /// The longest message parsed; longer ones are `invalid` / `too_large`.
+    pub fn max_message_size(&self) -> usize {
+        self.max_message_size
     }
 }
 
@@ -39,7 +53,7 @@ pub fn scan_fields() -> Fields {
     ])
 }
 
-fn column(array: &dyn Array) -> Result<ArrayRef> {
+fn column(array: &dyn Array, max: usize) -> Result<ArrayRef> {
     let n = array.len();
     let mut kind = StringBuilder::with_capacity(n, n * 8);
     let mut method = StringBuilder::with_capacity(n, n * 8);
@@ -49,7 +63,7 @@ fn column(array: &dyn Array) -> Result<ArrayRef> {
     let mut reason = StringBuilder::new();
     each_line(array, |line| match line {
         Some(line) => {
-            let scan = rpcscan::parse(line);
+            let scan = verdict::scan(line, max);
             kind.append_value(verdict::kind(&scan));
             method.append_option(verdict::method(&scan));
             id.append_option(verdict::id(&scan));
@@ -96,7 +110,7 @@ impl ScalarUDFImpl for RpcScan {
     }
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        invoke_unary(self.name(), args, column)
+        invoke_unary(self.name(), args, |a| column(a, self.max_message_size))
     }
 }
 
