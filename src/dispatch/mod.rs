@@ -1,8 +1,8 @@
 //! The top of the scanning stack: the entry point of one JSON text ([`top`]), which picks
 //! the path (strict mode's fast path, then the exact walk; or envelope mode's walk) and the
 //! kernel level, and the per-level instantiations of the walks of `scan` (in `avx2.rs`,
-//! `avx512.rs`, `neon.rs`; the scalar ones here). Nothing below names this module: the generic walks
-//! take their kernels as parameters.
+//! `avx512.rs`, `neon.rs`; the scalar ones here). Nothing below names this module: the
+//! generic walks take their kernels as parameters.
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]

@@ -9,11 +9,11 @@
 //! The layers inside: the generic algorithms (`stage1.rs`, stage 1 of strict mode's fast
 //! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
 //! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
-//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`,
-//! `avx512_utf8.rs`, `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs` by
-//! the vector ones) instantiate
-//! them with their kernels; this file and `level.rs` pick the level. Walks of the layers
-//! above (stage 2, envelope mode's top-level walk) are instantiated in `dispatch`.
+//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`, `avx512_utf8.rs`,
+//! `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs` by the vector ones)
+//! instantiate them with their kernels; this file and `level.rs` pick the level. Walks of
+//! the layers above (stage 2, envelope mode's top-level walk) are instantiated in
+//! `dispatch`.
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.

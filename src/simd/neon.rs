@@ -11,7 +11,7 @@
 //! NEON has no `movemask`. A 64-bit mask (bit i = byte i) is built from four comparison
 //! results (0x00 or 0xFF per byte) as simdjson's arm64 stage 1 does: keep in each byte
 //! the bit of its position within its group of eight, then three rounds of pairwise adds
-//! fold 64 bytes into the 8 bytes of the mask.
+//! (four `addp`) fold 64 bytes into the 8 bytes of the mask.
 //!
 //! Prefix XOR is the portable shift-and-XOR one: the carry-less multiply (`PMULL`) is an
 //! optional extension on aarch64, and a static level may not assume it.
