@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "simd/avx2.rs",
             "simd/avx512.rs",
             "simd/avx512_utf8.rs",
+            "simd/neon.rs",
         ],
     ),
     ("kernel routing", &["simd/level.rs", "simd/mod.rs"]),

@@ -1,14 +1,21 @@
 //! The top of the scanning stack: the entry point of one JSON text ([`top`]), which picks
 //! the path (strict mode's fast path, then the exact walk; or envelope mode's walk) and the
 //! kernel level, and the per-level instantiations of the walks of `scan` (in `avx2.rs`,
-//! `avx512.rs`; the scalar ones here). Nothing below names this module: the generic walks
-//! take their kernels as parameters.
+//! `avx512.rs`, `neon.rs`; the scalar ones here). Nothing below names this module: the
+//! generic walks take their kernels as parameters.
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512;
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+mod neon;
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -101,6 +108,17 @@ pub(crate) fn strict_fast_at(
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
             unsafe { avx2::strict_fast_avx2(buf, max_depth, facts) }
         }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            unsafe { neon::strict_fast_neon(buf, max_depth, facts) }
+        }
         _ => stage2::walk::<_, true>(
             buf,
             max_depth,
@@ -149,6 +167,17 @@ pub(crate) fn envelope_walk_at(
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
             // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
             unsafe { avx2::envelope_walk_avx2(buf, max_depth, facts) }
+        }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            unsafe { neon::envelope_walk_neon(buf, max_depth, facts) }
         }
         _ => scan::walk_with::<false>(
             buf,
@@ -210,16 +239,14 @@ mod tests {
         }
     }
 
+    type StringLook<'a> = &'a dyn Fn(&[u8], usize) -> Result<(usize, bool), JsonError>;
+
     /// The inline string look gives the portable scan's answer (end, escapes, error and
     /// its offset) for strings of every length up to past one window, with a quote,
     /// backslash escape, control byte, UTF-8 or invalid byte at every position, at every
     /// alignment, with and without bytes after the string.
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    #[test]
-    fn inline_string_look_equals_the_portable_scan() {
-        if !x86::has_avx2() {
-            return;
-        }
+    #[allow(dead_code)]
+    fn inline_string_look_agrees(looks: &[(&str, StringLook<'_>)]) {
         let specials: [&[u8]; 7] = [
             b"\"",
             b"\\\"",
@@ -242,18 +269,45 @@ mod tests {
                         msg.extend_from_slice(tail);
                         crate::simd::tests::at_each_alignment(&msg, |buf| {
                             let want = envelope::checked_string::<false>(buf, 0);
-                            // SAFETY: AVX2 is available (checked at the top of the test).
-                            let got = unsafe { avx2::string_avx2(buf, 0) };
-                            assert_eq!(got, want, "avx2 {:?}", String::from_utf8_lossy(buf));
-                            if x86::has_avx512() {
-                                // SAFETY: AVX-512BW is available (checked just above).
-                                let got = unsafe { avx512::string_avx512(buf, 0) };
-                                assert_eq!(got, want, "avx512 {:?}", String::from_utf8_lossy(buf));
+                            for (name, look) in looks {
+                                let got = look(buf, 0);
+                                assert_eq!(got, want, "{name} {:?}", String::from_utf8_lossy(buf));
                             }
                         });
                     }
                 }
             }
         }
+    }
+
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    #[test]
+    fn inline_string_look_equals_the_portable_scan() {
+        if !x86::has_avx2() {
+            return;
+        }
+        // SAFETY: AVX2 is available (checked at the top of the test).
+        let avx2 = |buf: &[u8], open| unsafe { avx2::string_avx2(buf, open) };
+        // SAFETY: only called when AVX-512BW is available (checked below).
+        let avx512 = |buf: &[u8], open| unsafe { avx512::string_avx512(buf, open) };
+        let mut looks: Vec<(&str, StringLook<'_>)> = vec![("avx2", &avx2)];
+        if x86::has_avx512() {
+            looks.push(("avx512", &avx512));
+        }
+        inline_string_look_agrees(&looks);
+    }
+
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    ))]
+    #[test]
+    fn inline_string_look_equals_the_portable_scan_neon() {
+        // SAFETY: NEON is part of the aarch64 baseline (this test is compiled only where
+        // `target_feature = "neon"` holds).
+        let look = |buf: &[u8], open| unsafe { neon::string_neon(buf, open) };
+        inline_string_look_agrees(&[("neon", &look)]);
     }
 }

@@ -1,7 +1,8 @@
 //! The kernel level: detected once and cached in an atomic (no per-call detection).
-//! `RPCSCAN_FORCE=scalar|avx2|avx512` picks a level for tests and benchmarks; a level the
-//! CPU lacks, or any other value, falls back to the best it has. Miri and
-//! `--cfg rpcscan_disable_simd` always use the portable level.
+//! `RPCSCAN_FORCE=scalar|avx2|avx512|neon` picks a level for tests and benchmarks; a level
+//! the CPU lacks, or any other value, falls back to the best it has. On aarch64 NEON is
+//! baseline, so detection there is static. Miri and `--cfg rpcscan_disable_simd` always
+//! use the portable level.
 
 use core::fmt;
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -14,7 +15,7 @@ use super::x86;
 ///
 /// ```
 /// let level = rpcscan::kernel_level();
-/// assert!(["scalar", "avx2", "avx512"].contains(&level.as_str()));
+/// assert!(["scalar", "avx2", "avx512", "neon"].contains(&level.as_str()));
 /// assert_eq!(level.to_string(), level.as_str());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,18 +28,23 @@ pub enum KernelLevel {
     Avx2 = 2,
     /// x86_64 AVX-512BW (with AVX2 and PCLMULQDQ): 64 bytes per step.
     Avx512 = 3,
+    /// aarch64 NEON (baseline there): 16 bytes per register, four registers per 64-byte
+    /// block.
+    Neon = 4,
 }
 
 /// The crate's short name for [`KernelLevel`].
 pub(crate) use KernelLevel as Level;
 
 impl KernelLevel {
-    /// The level's name, as `RPCSCAN_FORCE` spells it: `"scalar"`, `"avx2"` or `"avx512"`.
+    /// The level's name, as `RPCSCAN_FORCE` spells it: `"scalar"`, `"avx2"`, `"avx512"` or
+    /// `"neon"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Level::Scalar => "scalar",
             Level::Avx2 => "avx2",
             Level::Avx512 => "avx512",
+            Level::Neon => "neon",
         }
     }
 }
@@ -58,6 +64,7 @@ pub(crate) fn level() -> Level {
         1 => Level::Scalar,
         2 => Level::Avx2,
         3 => Level::Avx512,
+        4 => Level::Neon,
         _ => detect(),
     }
 }
@@ -73,6 +80,15 @@ pub(crate) fn best_supported() -> Level {
             return Level::Avx2;
         }
     }
+    // NEON is part of the aarch64 baseline: no run-time check.
+    if cfg!(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    )) {
+        return Level::Neon;
+    }
     Level::Scalar
 }
 
@@ -82,7 +98,7 @@ fn detect() -> Level {
     let level = match std::env::var_os("RPCSCAN_FORCE") {
         Some(v) if v == "scalar" => Level::Scalar,
         Some(v) if v == "avx2" && best == Level::Avx512 => Level::Avx2,
-        // "avx512", anything else: the best we have.
+        // "avx512", "neon", anything else: the best we have.
         _ => best,
     };
     LEVEL.store(level as u8, Ordering::Relaxed);

@@ -9,10 +9,11 @@
 //! The layers inside: the generic algorithms (`stage1.rs`, stage 1 of strict mode's fast
 //! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
 //! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
-//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`,
-//! `avx512_utf8.rs`, with `x86.rs` and `classes.rs` shared by the x86 ones) instantiate
-//! them with their kernels; this file and `level.rs` pick the level. Walks of the layers
-//! above (stage 2, envelope mode's top-level walk) are instantiated in `dispatch`.
+//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`, `avx512_utf8.rs`,
+//! `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs` by the vector ones)
+//! instantiate them with their kernels; this file and `level.rs` pick the level. Walks of
+//! the layers above (stage 2, envelope mode's top-level walk) are instantiated in
+//! `dispatch`.
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.
@@ -24,9 +25,24 @@ pub(crate) mod avx2;
 pub(crate) mod avx512;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512_utf8;
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+    all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    )
+))]
 mod classes;
 mod level;
+#[cfg(all(
+    target_arch = "aarch64",
+    target_feature = "neon",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+pub(crate) mod neon;
 mod prefetch;
 pub(crate) mod scalar;
 pub(crate) mod skipper;
@@ -65,6 +81,17 @@ pub(crate) fn scan_string_at(
             // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
             unsafe { avx2::scan_string_avx2(buf, from) }
         }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            unsafe { neon::scan_string_neon(buf, from) }
+        }
         _ => scalar::scan_swar(buf, from, false),
     }
 }
@@ -100,6 +127,19 @@ pub(crate) fn skip_container_at(
             return unsafe { avx2::skip_container_avx2(buf, open, depth, max_depth) };
         }
     }
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    ))]
+    {
+        if level == Level::Neon {
+            // SAFETY: NEON is part of the aarch64 baseline (this block is compiled only
+            // where `target_feature = "neon"` holds).
+            return unsafe { neon::skip_container_neon(buf, open, depth, max_depth) };
+        }
+    }
     let _ = level;
     skipper::walk(
         buf,
@@ -124,6 +164,17 @@ pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u
         Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
             // SAFETY: the CPU supports AVX2 (checked just above).
             unsafe { avx2::special_window_avx2(buf, i) }.map(|m| (m, 32))
+        }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            unsafe { neon::special_window_neon(buf, i) }.map(|m| (m, 32))
         }
         _ => scalar::string_special_window(buf, i).map(|m| (m, 8)),
     }
@@ -168,6 +219,7 @@ pub(crate) mod tests {
         match best_supported() {
             Level::Avx512 => v.extend([Level::Avx2, Level::Avx512]),
             Level::Avx2 => v.push(Level::Avx2),
+            Level::Neon => v.push(Level::Neon),
             Level::Scalar => {}
         }
         v
@@ -266,6 +318,6 @@ pub(crate) mod tests {
     #[test]
     fn forced_level_never_exceeds_the_cpu() {
         assert!(level() as u8 <= best_supported() as u8);
-        assert!(["scalar", "avx2", "avx512"].contains(&kernel_level().as_str()));
+        assert!(["scalar", "avx2", "avx512", "neon"].contains(&kernel_level().as_str()));
     }
 }

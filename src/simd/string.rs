@@ -91,7 +91,15 @@ fn escape(buf: &[u8], at: usize) -> Result<usize, JsonError> {
 /// string's contents (`special`: quotes, backslashes, control bytes; `high`: bytes above
 /// 0x7F), the offset after the closing quote when the first special byte is a quote and no
 /// byte before it is above 0x7F; `None` sends the string to the portable scan.
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+    all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    )
+))]
 #[inline(always)]
 pub(super) fn plain_string_end(window: &[u8], special: u64, high: u64) -> Option<usize> {
     let k = special.trailing_zeros();
