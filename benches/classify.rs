@@ -50,18 +50,11 @@ impl Corpus {
             };
             oracle[k as usize] += 1;
         }
-        Corpus {
-            name,
-            bytes,
-            oracle,
-        }
+        Corpus { name, bytes, oracle }
     }
 
     fn lines(&self) -> Vec<&[u8]> {
-        self.bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect()
+        self.bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect()
     }
 }
 
@@ -69,36 +62,19 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     let lines = corpus.lines();
     let strict = Parser::new();
     let envelope = Parser::new().validation(Validation::Envelope);
-    assert_eq!(
-        count(&lines, |l| strict.classify(l)),
-        corpus.oracle,
-        "strict counts"
-    );
-    assert_eq!(
-        count(&lines, |l| envelope.classify(l)),
-        corpus.oracle,
-        "envelope counts"
-    );
+    assert_eq!(count(&lines, |l| strict.classify(l)), corpus.oracle, "strict counts");
+    assert_eq!(count(&lines, |l| envelope.classify(l)), corpus.oracle, "envelope counts");
     let mut scratch = Vec::with_capacity(1 << 20);
     for (name, counts) in [
         ("serde_json/value", count(&lines, serde_value)),
         ("serde_json/raw_envelope", count(&lines, serde_raw)),
-        (
-            "simd_json/borrowed",
-            count(&lines, |l| simd_json_borrowed(l, &mut scratch)),
-        ),
+        ("simd_json/borrowed", count(&lines, |l| simd_json_borrowed(l, &mut scratch))),
         ("sonic_rs/object_iter", count(&lines, sonic_checked)),
     ] {
-        eprintln!(
-            "{}: {name} counts {counts:?} (oracle {:?})",
-            corpus.name, corpus.oracle
-        );
+        eprintln!("{}: {name} counts {counts:?} (oracle {:?})", corpus.name, corpus.oracle);
         // Baselines may differ on edge cases, never on the bulk of the traffic.
         let valid = |c: &Counts| c[..4].iter().sum::<usize>();
-        assert!(
-            valid(&counts).abs_diff(valid(&corpus.oracle)) * 50 <= lines.len(),
-            "{name}"
-        );
+        assert!(valid(&counts).abs_diff(valid(&corpus.oracle)) * 50 <= lines.len(), "{name}");
     }
 
     let mut group = c.benchmark_group(corpus.name);
@@ -109,9 +85,7 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     group.bench_function("rpcscan/envelope", |b| {
         b.iter(|| count(black_box(&lines), |l| envelope.classify(l)))
     });
-    group.bench_function("serde_json/value", |b| {
-        b.iter(|| count(black_box(&lines), serde_value))
-    });
+    group.bench_function("serde_json/value", |b| b.iter(|| count(black_box(&lines), serde_value)));
     group.bench_function("serde_json/raw_envelope", |b| {
         b.iter(|| count(black_box(&lines), serde_raw))
     });
@@ -128,10 +102,7 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
 
     // Unchecked parsers are only defined on valid JSON: compare on that subset.
     let (json_lines, json_bytes) = corpus::valid_json_lines(&lines);
-    assert_eq!(
-        count(&json_lines, sonic_unchecked)[..4],
-        count(&json_lines, sonic_checked)[..4]
-    );
+    assert_eq!(count(&json_lines, sonic_unchecked)[..4], count(&json_lines, sonic_checked)[..4]);
     let mut group = c.benchmark_group(format!("{}-valid-json", corpus.name));
     group.throughput(Throughput::Bytes(json_bytes as u64));
     group.bench_function("rpcscan/envelope", |b| {
@@ -157,17 +128,11 @@ fn scaling(c: &mut Criterion) {
     group.sample_size(10);
     // `cargo bench` passes `--bench`; `cargo test --benches` (CI) runs each function once
     // and only needs to know it works, so it skips the big corpora.
-    let sizes: &[usize] = if std::env::args().any(|a| a == "--bench") {
-        &[1, 16, 200]
-    } else {
-        &[1]
-    };
+    let sizes: &[usize] =
+        if std::env::args().any(|a| a == "--bench") { &[1, 16, 200] } else { &[1] };
     for &mb in sizes {
         let bytes = corpus::generate(Mix::Small, mb << 20, 5);
-        let lines: Vec<&[u8]> = bytes
-            .split(|&b| b == b'\n')
-            .filter(|l| !l.is_empty())
-            .collect();
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
         let expected = count(&lines, |l| strict.classify(l));
         assert_eq!(count(&lines, |l| envelope.classify(l)), expected);
         assert!(expected[Kind::Invalid as usize] < lines.len() / 20);

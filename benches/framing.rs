@@ -77,11 +77,7 @@ fn lines_codec(corpus: &[u8]) -> usize {
     let mut eof = false;
     let mut chunks = corpus.chunks(CHUNK);
     loop {
-        let item = if eof {
-            codec.decode_eof(&mut buf)
-        } else {
-            codec.decode(&mut buf)
-        };
+        let item = if eof { codec.decode_eof(&mut buf) } else { codec.decode(&mut buf) };
         match item {
             Ok(Some(line)) => {
                 black_box(line);
@@ -127,10 +123,7 @@ fn paired_ratio(corpus: &[u8], want: Counts) {
         assert_eq!(oneshot(black_box(corpus)), want);
         oneshot_best = oneshot_best.min(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        assert_eq!(
-            classify_fed(NdjsonDecoder::new(), black_box(corpus)).0,
-            want
-        );
+        assert_eq!(classify_fed(NdjsonDecoder::new(), black_box(corpus)).0, want);
         fed_best = fed_best.min(t.elapsed().as_secs_f64());
     }
     let mib = corpus.len() as f64 / f64::from(1 << 20);
@@ -146,10 +139,7 @@ fn bench(c: &mut Criterion) {
     let corpus = generate(Mix::Small, CORPUS_BYTES, 42);
     let want = oneshot(&corpus);
     let messages: usize = want.iter().sum();
-    assert!(
-        want[4] > 0 && want[0] > 0,
-        "the corpus has requests and invalid lines"
-    );
+    assert!(want[4] > 0 && want[0] > 0, "the corpus has requests and invalid lines");
 
     // Every measured routine agrees with the baseline before it is timed.
     assert_eq!(classify_fed(NdjsonDecoder::new(), &corpus), (want, 0));
@@ -167,12 +157,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| assert_eq!(oneshot(black_box(&corpus)), want))
     });
     g.bench_function("classify fed 4 KiB (NdjsonDecoder)", |b| {
-        b.iter(|| {
-            assert_eq!(
-                classify_fed(NdjsonDecoder::new(), black_box(&corpus)).0,
-                want
-            )
-        })
+        b.iter(|| assert_eq!(classify_fed(NdjsonDecoder::new(), black_box(&corpus)).0, want))
     });
     g.bench_function("frames only, ndjson_messages", |b| {
         b.iter(|| assert_eq!(ndjson_messages(black_box(&corpus)).count(), messages))

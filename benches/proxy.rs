@@ -157,10 +157,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("rpcscan: frame, classify, splice id", |b| {
         b.iter(|| assert_eq!(rpcscan_proxy(black_box(&corpus), &mut out), want_scan))
     });
-    g.bench_function(
-        "serde_json Value: frame, parse, replace id, serialize",
-        |b| b.iter(|| assert_eq!(serde_proxy(black_box(&corpus), &mut out), want_serde)),
-    );
+    g.bench_function("serde_json Value: frame, parse, replace id, serialize", |b| {
+        b.iter(|| assert_eq!(serde_proxy(black_box(&corpus), &mut out), want_serde))
+    });
     // Context: what the framing and the scan cost on their own in the same setting.
     let frames_only = || {
         let mut n = 0;
@@ -171,9 +170,7 @@ fn bench(c: &mut Criterion) {
         n
     };
     assert_eq!(frames_only(), messages);
-    g.bench_function("context: frames only", |b| {
-        b.iter(|| assert_eq!(frames_only(), messages))
-    });
+    g.bench_function("context: frames only", |b| b.iter(|| assert_eq!(frames_only(), messages)));
     g.bench_function("context: frames + classify", |b| {
         b.iter(|| {
             let mut n = 0;

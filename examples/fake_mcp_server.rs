@@ -63,10 +63,8 @@ fn main() {
                         send(&result(&id, json!({"released": n})));
                     }
                     "progress" => {
-                        let token = params
-                            .pointer("/_meta/progressToken")
-                            .cloned()
-                            .unwrap_or(Value::Null);
+                        let token =
+                            params.pointer("/_meta/progressToken").cloned().unwrap_or(Value::Null);
                         send(
                             &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}),
                         );

@@ -104,9 +104,7 @@ fn options() -> Result<Options, String> {
         }
     }
     if opts.command.is_empty() {
-        return Err(
-            "usage: stdio_proxy [--allow m1,m2] [--max-line N] -- command [args...]".into(),
-        );
+        return Err("usage: stdio_proxy [--allow m1,m2] [--max-line N] -- command [args...]".into());
     }
     Ok(opts)
 }
@@ -151,10 +149,8 @@ async fn main() -> ExitCode {
         return ExitCode::from(2);
     };
 
-    let state: Shared = Arc::new(Mutex::new(State {
-        table: Correlation::new(),
-        server_gone: false,
-    }));
+    let state: Shared =
+        Arc::new(Mutex::new(State { table: Correlation::new(), server_gone: false }));
     // `None` tells the writer to flush and stop.
     let (to_client, outbox) = unbounded_channel::<Option<Bytes>>();
     let writer = tokio::spawn(write_all(outbox, tokio::io::stdout()));
@@ -168,10 +164,8 @@ async fn main() -> ExitCode {
     ));
 
     // Server to client, until the server closes its stdout.
-    let mut frames = FramedRead::new(
-        server_out,
-        NdjsonDecoder::new().max_message_size(opts.max_line),
-    );
+    let mut frames =
+        FramedRead::new(server_out, NdjsonDecoder::new().max_message_size(opts.max_line));
     let parser = Parser::new();
     let mut out = BytesMut::with_capacity(64 * 1024);
     while let Some(item) = frames.next().await {
@@ -193,9 +187,7 @@ async fn main() -> ExitCode {
             answer(
                 &to_client,
                 &mut out,
-                ErrorResponse::standard(INTERNAL_ERROR)
-                    .id(pending.original_id())
-                    .data(SERVER_GONE),
+                ErrorResponse::standard(INTERNAL_ERROR).id(pending.original_id()).data(SERVER_GONE),
             );
         }
     }
@@ -254,10 +246,8 @@ async fn client_to_server(
     state: Shared,
     to_client: Outbox,
 ) {
-    let mut frames = FramedRead::new(
-        tokio::io::stdin(),
-        NdjsonDecoder::new().max_message_size(max_line),
-    );
+    let mut frames =
+        FramedRead::new(tokio::io::stdin(), NdjsonDecoder::new().max_message_size(max_line));
     let parser = Parser::new();
     let mut line = BytesMut::with_capacity(64 * 1024);
     let mut out = BytesMut::with_capacity(4096);
@@ -316,24 +306,16 @@ fn route(
     match msg.kind() {
         Kind::Request => {
             let id = msg.id().map(|id| id.raw()).unwrap_or(b"null");
-            let allowed = msg
-                .method()
-                .is_some_and(|m| allow.iter().any(|a| m == a.as_str()));
+            let allowed = msg.method().is_some_and(|m| allow.iter().any(|a| m == a.as_str()));
             if !allowed {
-                answer(
-                    to_client,
-                    out,
-                    ErrorResponse::standard(METHOD_NOT_FOUND).id(id),
-                );
+                answer(to_client, out, ErrorResponse::standard(METHOD_NOT_FOUND).id(id));
                 return false;
             }
             if state.server_gone {
                 answer(
                     to_client,
                     out,
-                    ErrorResponse::standard(INTERNAL_ERROR)
-                        .id(id)
-                        .data(SERVER_GONE),
+                    ErrorResponse::standard(INTERNAL_ERROR).id(id).data(SERVER_GONE),
                 );
                 return false;
             }

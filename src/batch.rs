@@ -55,9 +55,7 @@ impl<'a> Iterator for Batch<'a> {
         Some(if element.first() == Some(&b'[') {
             Err(Invalid::new(Reason::NotAnObject, None, None))
         } else {
-            self.parser
-                .max_depth(self.parser.depth_limit().saturating_sub(1))
-                .parse(element)
+            self.parser.max_depth(self.parser.depth_limit().saturating_sub(1)).parse(element)
         })
     }
 }

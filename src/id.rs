@@ -188,11 +188,7 @@ pub(crate) fn parse_i64(raw: &[u8]) -> Option<i64> {
         }
         let d = i64::from(d - b'0');
         v = v.checked_mul(10)?;
-        v = if negative {
-            v.checked_sub(d)?
-        } else {
-            v.checked_add(d)?
-        };
+        v = if negative { v.checked_sub(d)? } else { v.checked_add(d)? };
     }
     Some(v)
 }
@@ -224,12 +220,7 @@ mod tests {
         Id::new(raw.as_bytes(), IdKind::Integer)
     }
     fn string(raw: &str) -> Id<'_> {
-        Id::new(
-            raw.as_bytes(),
-            IdKind::String {
-                escaped: raw.contains('\\'),
-            },
-        )
+        Id::new(raw.as_bytes(), IdKind::String { escaped: raw.contains('\\') })
     }
     fn hash(id: Id<'_>) -> u64 {
         let mut h = DefaultHasher::new();
@@ -260,10 +251,7 @@ mod tests {
         assert_ne!(int("1"), string(r#""1""#));
         assert_ne!(hash(int("1")), hash(string(r#""1""#)));
         assert_ne!(int("10"), int("1"));
-        assert_eq!(
-            Id::new(b"null", IdKind::Null),
-            Id::new(b"null", IdKind::Null)
-        );
+        assert_eq!(Id::new(b"null", IdKind::Null), Id::new(b"null", IdKind::Null));
         assert_eq!(string(r#""x""#).as_str().unwrap().decode().unwrap(), "x");
     }
 }

@@ -284,9 +284,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_rejected() {
-        for name in [
-            "", "BadId", "bad-id", "BAD_ID", " bad_id", "bad_id\n", "utf8", "ok",
-        ] {
+        for name in ["", "BadId", "bad-id", "BAD_ID", " bad_id", "bad_id\n", "utf8", "ok"] {
             let err = name.parse::<Reason>().unwrap_err();
             assert_eq!(err, UnknownReason(name.to_owned()));
             assert_eq!(Reason::from_name(name), None);

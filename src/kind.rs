@@ -26,13 +26,8 @@ pub enum Kind {
 
 impl Kind {
     /// All five kinds, in declaration order (handy for counting tables).
-    pub const ALL: [Kind; 5] = [
-        Kind::Request,
-        Kind::Notification,
-        Kind::Result,
-        Kind::Error,
-        Kind::Invalid,
-    ];
+    pub const ALL: [Kind; 5] =
+        [Kind::Request, Kind::Notification, Kind::Result, Kind::Error, Kind::Invalid];
 
     /// The lower-case name used by the CLI, `--json` output and SQL functions.
     pub const fn as_str(self) -> &'static str {
@@ -90,10 +85,7 @@ impl FromStr for Kind {
     /// assert!("response".parse::<Kind>().is_err());
     /// ```
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Kind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| UnknownKind(s.to_owned()))
+        Kind::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| UnknownKind(s.to_owned()))
     }
 }
 
@@ -111,9 +103,7 @@ mod tests {
 
     #[test]
     fn unknown_names_are_rejected() {
-        for name in [
-            "", "Request", "REQUEST", " request", "request ", "response", "valid",
-        ] {
+        for name in ["", "Request", "REQUEST", " request", "request ", "response", "valid"] {
             let err = name.parse::<Kind>().unwrap_err();
             assert_eq!(err, UnknownKind(name.to_owned()));
             assert!(err.to_string().contains(&format!("{name:?}")));

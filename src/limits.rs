@@ -34,7 +34,6 @@ impl Span {
     /// The bytes of this span in `buf` (empty if it does not fit, which cannot happen for
     /// spans the scanner made over the same bytes).
     pub(crate) fn of(self, buf: &[u8]) -> &[u8] {
-        buf.get(self.start as usize..self.end as usize)
-            .unwrap_or_default()
+        buf.get(self.start as usize..self.end as usize).unwrap_or_default()
     }
 }

@@ -24,10 +24,7 @@ pub struct Raw<'a> {
 
 impl<'a> Raw<'a> {
     pub(crate) fn new(message: &'a [u8], span: Span) -> Self {
-        Raw {
-            bytes: span.of(message),
-            offset: span.start(),
-        }
+        Raw { bytes: span.of(message), offset: span.start() }
     }
 
     /// A value that is not part of a message (offset 0), for re-reading stored bytes.
@@ -57,10 +54,7 @@ impl<'a> Raw<'a> {
             .iter()
             .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
             .map_or(0, |i| i + 1);
-        Raw {
-            bytes: rest.get(..end).unwrap_or_default(),
-            offset: start,
-        }
+        Raw { bytes: rest.get(..end).unwrap_or_default(), offset: start }
     }
 
     /// The value's exact bytes.
@@ -131,12 +125,7 @@ impl<'a> Raw<'a> {
         match self.bytes.first()? {
             b'"' => {
                 let s = self.as_str()?;
-                Some(Id::new(
-                    self.bytes,
-                    IdKind::String {
-                        escaped: s.has_escapes(),
-                    },
-                ))
+                Some(Id::new(self.bytes, IdKind::String { escaped: s.has_escapes() }))
             }
             b'-' | b'0'..=b'9' => {
                 let digits = self.bytes.strip_prefix(b"-").unwrap_or(self.bytes);
@@ -165,12 +154,7 @@ impl<'a> Raw<'a> {
     /// assert_eq!(members[1].1.as_bytes(), br#"{"x":[1,2]}"#);
     /// ```
     pub fn members(&self) -> Members<'a> {
-        Members {
-            bytes: self.bytes,
-            base: self.offset,
-            pos: 1,
-            done: !self.is_object(),
-        }
+        Members { bytes: self.bytes, base: self.offset, pos: 1, done: !self.is_object() }
     }
 
     /// Looks up one member of an object: [`Field::Missing`], [`Field::Unique`] or
@@ -292,10 +276,7 @@ impl<'a> Members<'a> {
         let start = ws(b, colon + 1);
         // Depth 2 at most 4096 below: a value nested in a validated message always fits.
         let end = skip::value::<false>(b, start, 2, MAX_DEPTH_LIMIT).ok()?;
-        let value = Raw {
-            bytes: b.get(start..end)?,
-            offset: self.base + start,
-        };
+        let value = Raw { bytes: b.get(start..end)?, offset: self.base + start };
         let after = ws(b, end);
         match b.get(after) {
             Some(b',') => self.pos = after + 1,
@@ -324,12 +305,7 @@ impl core::iter::FusedIterator for Members<'_> {}
 
 impl fmt::Debug for Raw<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Raw(@{}: {})",
-            self.offset,
-            String::from_utf8_lossy(self.bytes)
-        )
+        write!(f, "Raw(@{}: {})", self.offset, String::from_utf8_lossy(self.bytes))
     }
 }
 

@@ -57,8 +57,7 @@ impl OwnedMessage {
             Err(e) => Verdict::Invalid(
                 e.reason(),
                 e.offset(),
-                e.id()
-                    .and_then(|id| Some((range_in(&bytes, id.raw())?, id_kind(&id)))),
+                e.id().and_then(|id| Some((range_in(&bytes, id.raw())?, id_kind(&id)))),
             ),
         };
         match verdict {
@@ -196,9 +195,7 @@ impl From<OwnedMessage> for Bytes {
 
 impl fmt::Debug for OwnedMessage {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("OwnedMessage")
-            .field(&self.as_message())
-            .finish()
+        f.debug_tuple("OwnedMessage").field(&self.as_message()).finish()
     }
 }
 
@@ -281,9 +278,7 @@ impl OwnedInvalid {
 
 impl fmt::Debug for OwnedInvalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("OwnedInvalid")
-            .field(&self.as_invalid())
-            .finish()
+        f.debug_tuple("OwnedInvalid").field(&self.as_invalid()).finish()
     }
 }
 
@@ -325,9 +320,7 @@ impl From<Invalid<'_>> for OwnedInvalid {
             bytes: Bytes::new(),
             reason: invalid.reason(),
             offset: invalid.offset(),
-            id: invalid
-                .id()
-                .map(|id| (Bytes::copy_from_slice(id.raw()), id_kind(&id))),
+            id: invalid.id().map(|id| (Bytes::copy_from_slice(id.raw()), id_kind(&id))),
         }
     }
 }
@@ -354,9 +347,7 @@ fn id_kind(id: &Id<'_>) -> IdKind {
     } else if id.is_null() {
         IdKind::Null
     } else {
-        IdKind::String {
-            escaped: id.as_str().is_some_and(|s| s.has_escapes()),
-        }
+        IdKind::String { escaped: id.as_str().is_some_and(|s| s.has_escapes()) }
     }
 }
 

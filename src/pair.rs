@@ -136,11 +136,7 @@ impl Directions {
 
     /// The direction of `label`; the first two distinct labels take the two directions.
     pub fn direction(&mut self, label: &[u8]) -> Option<Direction> {
-        for (slot, direction) in self
-            .labels
-            .iter_mut()
-            .zip([Direction::There, Direction::Back])
-        {
+        for (slot, direction) in self.labels.iter_mut().zip([Direction::There, Direction::Back]) {
             match slot {
                 Some(seen) if **seen == *label => return Some(direction),
                 Some(_) => {}
@@ -217,20 +213,14 @@ impl<'a> Fact<'a> {
         };
         let params = msg.params();
         let token_of = |key: &str| {
-            params
-                .and_then(|p| p.get(key).unique())
-                .and_then(|v| v.as_id())
-                .map(|id| id.raw())
+            params.and_then(|p| p.get(key).unique()).and_then(|v| v.as_id()).map(|id| id.raw())
         };
         match msg.kind() {
             Kind::Request => {
                 let mcp = msg.mcp();
                 fact.tool = mcp.tool_name().map(|s| lossy(s.decode(), s.raw()));
-                fact.progress_token = mcp
-                    .progress_token()
-                    .unique()
-                    .and_then(|v| v.as_id())
-                    .map(|id| id.raw());
+                fact.progress_token =
+                    mcp.progress_token().unique().and_then(|v| v.as_id()).map(|id| id.raw());
             }
             Kind::Notification if method == "notifications/cancelled" => {
                 fact.cancels = token_of("requestId");
@@ -387,10 +377,7 @@ struct Queue {
 
 impl Queue {
     fn new(seq: u64) -> Queue {
-        Queue {
-            first: seq,
-            rest: VecDeque::new(),
-        }
+        Queue { first: seq, rest: VecDeque::new() }
     }
 
     /// Drops `seq`; `true` when nothing is left.
@@ -565,14 +552,7 @@ impl Pairing {
             progress: 0,
             cancelled: false,
         };
-        self.in_flight.insert(
-            seq,
-            InFlight {
-                request,
-                key: id_key,
-                token,
-            },
-        );
+        self.in_flight.insert(seq, InFlight { request, key: id_key, token });
     }
 
     /// The shared copy of a method or tool name.
@@ -598,28 +578,18 @@ impl Pairing {
             time: fact.time,
         };
         let answered = side(fact.direction.map(Direction::reverse));
-        if !fact
-            .id
-            .is_some_and(|raw| key(raw, answered, &mut self.scratch))
-        {
+        if !fact.id.is_some_and(|raw| key(raw, answered, &mut self.scratch)) {
             sink(Event::NullIdError(response));
             return;
         }
-        let seq = self
-            .by_id
-            .get(self.scratch.as_slice())
-            .map(|waiting| waiting.first);
+        let seq = self.by_id.get(self.scratch.as_slice()).map(|waiting| waiting.first);
         match seq.and_then(|seq| self.remove(seq)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
                     _ => None,
                 };
-                sink(Event::Paired {
-                    request,
-                    response,
-                    latency,
-                });
+                sink(Event::Paired { request, response, latency });
             }
             None => sink(Event::Orphan(response)),
         }
@@ -654,10 +624,7 @@ impl Pairing {
 
     fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl FnMut(Event<'f>)) {
         while let Some((&seq, entry)) = self.in_flight.first_key_value() {
-            let expired = entry
-                .request
-                .time
-                .is_some_and(|sent| now.saturating_sub(sent) > timeout);
+            let expired = entry.request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout);
             if !expired {
                 return;
             }
@@ -783,9 +750,7 @@ fn hex4(digits: Option<&[u8]>) -> Option<u32> {
     if digits.len() != 4 {
         return None;
     }
-    digits
-        .iter()
-        .try_fold(0u32, |v, &d| Some(v * 16 + char::from(d).to_digit(16)?))
+    digits.iter().try_fold(0u32, |v, &d| Some(v * 16 + char::from(d).to_digit(16)?))
 }
 
 /// UTF-8 encoding of any code point below 0x110000, surrogates included.
@@ -996,20 +961,12 @@ impl Summary {
     /// Counts one event.
     pub fn add(&mut self, event: &Event<'_>) {
         match event {
-            Event::Paired {
-                request,
-                response,
-                latency,
-            } => {
+            Event::Paired { request, response, latency } => {
                 self.pairs += 1;
                 if let Some(stat) = stat(&mut self.methods, &request.method) {
                     stat.add(response.outcome, *latency);
                 }
-                if let Some(stat) = request
-                    .tool
-                    .as_deref()
-                    .and_then(|t| stat(&mut self.tools, t))
-                {
+                if let Some(stat) = request.tool.as_deref().and_then(|t| stat(&mut self.tools, t)) {
                     stat.add(response.outcome, *latency);
                 }
             }
@@ -1041,11 +998,7 @@ impl Summary {
 
 /// The entry for `name`, or the [`OTHER`] entry once the table is full.
 fn stat<'m, T: Default>(map: &'m mut BTreeMap<String, T>, name: &str) -> Option<&'m mut T> {
-    let name = if map.contains_key(name) || map.len() < MAX_KEYS {
-        name
-    } else {
-        OTHER
-    };
+    let name = if map.contains_key(name) || map.len() < MAX_KEYS { name } else { OTHER };
     if !map.contains_key(name) {
         map.insert(name.to_owned(), T::default());
     }
@@ -1081,10 +1034,7 @@ mod tests {
                 rest = json;
             }
             let msg = crate::parse(rest.as_bytes()).unwrap();
-            let at = Position {
-                line: n as u64 + 1,
-                offset: 0,
-            };
+            let at = Position { line: n as u64 + 1, offset: 0 };
             let fact = Fact::of(&msg, at).with_direction(direction).with_time(time);
             pairing.feed(&fact, |e| events.push(show(&e)));
         }
@@ -1095,15 +1045,9 @@ mod tests {
 
     fn show(event: &Event<'_>) -> String {
         match event {
-            Event::Paired {
-                request,
-                response,
-                latency,
-            } => {
-                let mut s = format!(
-                    "pair {}>{} {}",
-                    request.at.line, response.at.line, request.method
-                );
+            Event::Paired { request, response, latency } => {
+                let mut s =
+                    format!("pair {}>{} {}", request.at.line, response.at.line, request.method);
                 if let Some(tool) = &request.tool {
                     s += &format!(" {tool}");
                 }
@@ -1205,28 +1149,16 @@ mod tests {
         let mut pairing = Pairing::new();
         let mut summary = Summary::new();
         let log = [
-            (
-                0,
-                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#,
-            ),
-            (
-                100,
-                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}"#,
-            ),
-            (
-                200,
-                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}"#,
-            ),
+            (0, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}"#),
+            (100, r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a"}}"#),
+            (200, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"x"}}"#),
             (300, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#),
             (300, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#),
             (400, r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#),
         ];
         for (n, (ms, json)) in log.iter().enumerate() {
             let msg = crate::parse(json.as_bytes()).unwrap();
-            let at = Position {
-                line: n as u64 + 1,
-                offset: 0,
-            };
+            let at = Position { line: n as u64 + 1, offset: 0 };
             let fact = Fact::of(&msg, at).with_time(Some(Duration::from_millis(*ms)));
             pairing.feed(&fact, |e| summary.add(&e));
         }

@@ -61,11 +61,7 @@ pub struct UnknownValidation(String);
 
 impl fmt::Display for UnknownValidation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown validation {:?} (expected strict or envelope)",
-            self.0
-        )
+        write!(f, "unknown validation {:?} (expected strict or envelope)", self.0)
     }
 }
 
@@ -105,10 +101,7 @@ impl Default for Parser {
 impl Parser {
     /// Strict validation, nesting limit 1024.
     pub const fn new() -> Self {
-        Parser {
-            validation: Validation::Strict,
-            max_depth: DEFAULT_MAX_DEPTH,
-        }
+        Parser { validation: Validation::Strict, max_depth: DEFAULT_MAX_DEPTH }
     }
 
     /// Chooses how much is validated.
@@ -122,11 +115,7 @@ impl Parser {
     /// [`MAX_DEPTH_LIMIT`] are clamped to it.
     #[must_use]
     pub const fn max_depth(mut self, max_depth: usize) -> Self {
-        self.max_depth = if max_depth > MAX_DEPTH_LIMIT {
-            MAX_DEPTH_LIMIT
-        } else {
-            max_depth
-        };
+        self.max_depth = if max_depth > MAX_DEPTH_LIMIT { MAX_DEPTH_LIMIT } else { max_depth };
         self
     }
 
@@ -212,10 +201,7 @@ mod tests {
     #[test]
     fn unknown_names_are_rejected() {
         for name in ["", "full", "Strict", "fast", "lenient", "strict "] {
-            assert_eq!(
-                name.parse::<Validation>(),
-                Err(UnknownValidation(name.to_owned()))
-            );
+            assert_eq!(name.parse::<Validation>(), Err(UnknownValidation(name.to_owned())));
         }
     }
 

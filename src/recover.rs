@@ -99,11 +99,7 @@ struct Name {
 }
 
 impl Name {
-    const EMPTY: Name = Name {
-        bytes: [0; NAME_LEN],
-        len: 0,
-        other: false,
-    };
+    const EMPTY: Name = Name { bytes: [0; NAME_LEN], len: 0, other: false };
 
     fn push(&mut self, b: u8) {
         match self.bytes.get_mut(usize::from(self.len)) {
@@ -158,10 +154,7 @@ impl fmt::Debug for IdRecovery {
         f.debug_struct("IdRecovery")
             .field("state", &self.state)
             .field("ids", &self.ids)
-            .field(
-                "id",
-                &String::from_utf8_lossy(self.id.get(..self.id_len).unwrap_or_default()),
-            )
+            .field("id", &String::from_utf8_lossy(self.id.get(..self.id_len).unwrap_or_default()))
             .finish_non_exhaustive()
     }
 }
@@ -216,11 +209,9 @@ impl IdRecovery {
             match self.state {
                 State::Failed => return,
                 // Bulk paths: most bytes of a large message are inside strings.
-                State::Str
-                | State::Name
-                | State::Nested {
-                    in_string: true, ..
-                } if self.escape == Escape::None => {
+                State::Str | State::Name | State::Nested { in_string: true, .. }
+                    if self.escape == Escape::None =>
+                {
                     let rest = chunk.get(i..).unwrap_or_default();
                     let skip = memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
                     if skip > 0 {
@@ -251,9 +242,7 @@ impl IdRecovery {
         }
         let raw = self.id.get(..self.id_len)?;
         let kind = match raw.first()? {
-            b'"' => IdKind::String {
-                escaped: memchr::memchr(b'\\', raw).is_some(),
-            },
+            b'"' => IdKind::String { escaped: memchr::memchr(b'\\', raw).is_some() },
             b'n' if raw == b"null" => IdKind::Null,
             b'-' | b'0'..=b'9' if is_integer(raw) => IdKind::Integer,
             _ => return None,
@@ -297,20 +286,14 @@ impl IdRecovery {
                 _ => {}
             },
             Escape::Backslash => {
-                self.escape = if b == b'u' {
-                    Escape::Unicode { n: 0, value: 0 }
-                } else {
-                    Escape::None
-                };
+                self.escape =
+                    if b == b'u' { Escape::Unicode { n: 0, value: 0 } } else { Escape::None };
             }
             Escape::Unicode { n, value } => {
                 let digit = (b as char).to_digit(16).unwrap_or(0) as u16;
                 let value = value.wrapping_mul(16).wrapping_add(digit);
-                self.escape = if n == 3 {
-                    Escape::None
-                } else {
-                    Escape::Unicode { n: n + 1, value }
-                };
+                self.escape =
+                    if n == 3 { Escape::None } else { Escape::Unicode { n: n + 1, value } };
             }
         }
         false
@@ -392,10 +375,7 @@ impl IdRecovery {
                     if self.member == Member::Id {
                         self.id_lost = true;
                     }
-                    State::Nested {
-                        depth: 1,
-                        in_string: false,
-                    }
+                    State::Nested { depth: 1, in_string: false }
                 }
                 b',' | b'}' | b']' | b':' => State::Failed,
                 _ => {
@@ -420,31 +400,15 @@ impl IdRecovery {
                     State::Scalar
                 }
             },
-            State::Nested {
-                depth,
-                in_string: true,
-            } => State::Nested {
-                depth,
-                in_string: !self.string_byte(b),
-            },
+            State::Nested { depth, in_string: true } => {
+                State::Nested { depth, in_string: !self.string_byte(b) }
+            }
             State::Nested { depth, .. } => match b {
-                b'"' => State::Nested {
-                    depth,
-                    in_string: true,
-                },
-                b'{' | b'[' => State::Nested {
-                    depth: depth.saturating_add(1),
-                    in_string: false,
-                },
+                b'"' => State::Nested { depth, in_string: true },
+                b'{' | b'[' => State::Nested { depth: depth.saturating_add(1), in_string: false },
                 b'}' | b']' if depth == 1 => State::AfterValue,
-                b'}' | b']' => State::Nested {
-                    depth: depth - 1,
-                    in_string: false,
-                },
-                _ => State::Nested {
-                    depth,
-                    in_string: false,
-                },
+                b'}' | b']' => State::Nested { depth: depth - 1, in_string: false },
+                _ => State::Nested { depth, in_string: false },
             },
             State::AfterValue => return self.after_value(b),
             State::Done if ws => State::Done,
@@ -503,12 +467,7 @@ mod tests {
             (br#"{"\u0069\u0064":3}"#, Some(b"3")),
         ];
         for (msg, want) in cases {
-            assert_eq!(
-                recover(msg).as_deref(),
-                *want,
-                "{}",
-                String::from_utf8_lossy(msg)
-            );
+            assert_eq!(recover(msg).as_deref(), *want, "{}", String::from_utf8_lossy(msg));
         }
     }
 
@@ -545,14 +504,9 @@ mod tests {
 
     #[test]
     fn integers() {
-        for (raw, ok) in [
-            ("0", true),
-            ("-0", true),
-            ("10", true),
-            ("-", false),
-            ("01", false),
-            ("1e2", false),
-        ] {
+        for (raw, ok) in
+            [("0", true), ("-0", true), ("10", true), ("-", false), ("01", false), ("1e2", false)]
+        {
             assert_eq!(is_integer(raw.as_bytes()), ok, "{raw}");
         }
     }
@@ -603,17 +557,11 @@ mod tests {
         }
 
         fn message() -> impl Strategy<Value = Vec<u8>> {
-            let member = (
-                key(),
-                prop::sample::select(vec!["", " ", "\r\n\t"]),
-                value(),
-            );
+            let member = (key(), prop::sample::select(vec!["", " ", "\r\n\t"]), value());
             (prop::collection::vec(member, 0..6), any::<bool>()).prop_map(|(members, pad)| {
                 let sep = if pad { " , " } else { "," };
-                let body: Vec<String> = members
-                    .iter()
-                    .map(|(k, ws, v)| format!("{k}{ws}:{ws}{v}"))
-                    .collect();
+                let body: Vec<String> =
+                    members.iter().map(|(k, ws, v)| format!("{k}{ws}:{ws}{v}")).collect();
                 format!("{{{}}}", body.join(sep)).into_bytes()
             })
         }

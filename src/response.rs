@@ -100,13 +100,7 @@ enum Data<'a> {
 impl<'a> ErrorResponse<'a> {
     /// An error response with `id: null`, the given code and message (escaped as needed).
     pub const fn new(code: i64, message: &'a str) -> Self {
-        ErrorResponse {
-            id: None,
-            code,
-            message,
-            data: Data::None,
-            style: Style::Spaced,
-        }
+        ErrorResponse { id: None, code, message, data: Data::None, style: Style::Spaced }
     }
 
     /// -32021 `MissingRequiredClientCapability`, with
@@ -144,10 +138,7 @@ impl<'a> ErrorResponse<'a> {
     ) -> Self {
         let mut response =
             ErrorResponse::new(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version");
-        response.data = Data::UnsupportedVersion {
-            supported,
-            requested,
-        };
+        response.data = Data::UnsupportedVersion { supported, requested };
         response
     }
 
@@ -204,10 +195,7 @@ impl<'a> ErrorResponse<'a> {
                 buf.put_slice(capabilities);
                 buf.put_u8(b'}');
             }
-            Data::UnsupportedVersion {
-                supported,
-                requested,
-            } => {
+            Data::UnsupportedVersion { supported, requested } => {
                 buf.put_slice(b"{\"supported\"");
                 buf.put_slice(colon);
                 buf.put_u8(b'[');
@@ -264,11 +252,7 @@ impl<'a> ResultResponse<'a> {
     /// A success response for the request whose raw id is `id`, carrying `result` (any
     /// JSON value).
     pub const fn new(id: &'a [u8], result: &'a [u8]) -> Self {
-        ResultResponse {
-            id,
-            result,
-            style: Style::Spaced,
-        }
+        ResultResponse { id, result, style: Style::Spaced }
     }
 
     /// Chooses the layout of the envelope (the result bytes are written as given).
@@ -348,14 +332,8 @@ pub fn write_json_string<B: BufMut>(buf: &mut B, s: &str) {
         };
         buf.put_slice(bytes.get(start..i).unwrap_or_default());
         if escape.is_empty() {
-            let hex = [
-                b'\\',
-                b'u',
-                b'0',
-                b'0',
-                HEX[usize::from(b >> 4)],
-                HEX[usize::from(b & 0xF)],
-            ];
+            let hex =
+                [b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xF)]];
             buf.put_slice(&hex);
         } else {
             buf.put_slice(escape);
@@ -410,9 +388,7 @@ mod tests {
         let mut d = [0u8; 20];
         assert_eq!(format_i64(i64::MIN, &mut d), b"-9223372036854775808");
         assert_eq!(format_i64(0, &mut d), b"0");
-        let v = ErrorResponse::new(1, "a\"b\\c\n\u{1}é")
-            .style(Style::Compact)
-            .to_vec();
+        let v = ErrorResponse::new(1, "a\"b\\c\n\u{1}é").style(Style::Compact).to_vec();
         assert_eq!(
             v,
             "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":1,\"message\":\"a\\\"b\\\\c\\n\\u0001é\"}}".as_bytes()

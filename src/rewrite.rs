@@ -81,9 +81,7 @@ pub fn write_with_id<B: BufMut>(msg: &Message<'_>, id: &[u8], buf: &mut B) -> bo
 pub fn write_replacing<B: BufMut>(message: &[u8], at: Raw<'_>, with: &[u8], buf: &mut B) -> bool {
     let start = at.offset();
     let end = start.saturating_add(at.len());
-    let inside = message
-        .get(start..end)
-        .is_some_and(|part| core::ptr::eq(part, at.as_bytes()));
+    let inside = message.get(start..end).is_some_and(|part| core::ptr::eq(part, at.as_bytes()));
     match (inside, message.get(..start), message.get(end..)) {
         (true, Some(before), Some(after)) => {
             buf.put_slice(before);
@@ -161,21 +159,14 @@ impl<C> Default for Correlation<C> {
 
 impl<C: fmt::Debug> fmt::Debug for Correlation<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list()
-            .entries(self.entries.values().flatten())
-            .finish()
+        f.debug_list().entries(self.entries.values().flatten()).finish()
     }
 }
 
 impl<C> Correlation<C> {
     /// An empty table.
     pub fn new() -> Self {
-        Correlation {
-            entries: HashMap::new(),
-            hasher: RandomState::new(),
-            len: 0,
-            next: 1,
-        }
+        Correlation { entries: HashMap::new(), hasher: RandomState::new(), len: 0, next: 1 }
     }
 
     /// Requests in flight.
@@ -257,19 +248,14 @@ impl<C> Correlation<C> {
     /// The entry for a downstream id in flight.
     pub fn get(&self, downstream: &Id<'_>) -> Option<&Pending<C>> {
         let hash = self.hasher.hash_one(downstream);
-        self.entries
-            .get(&hash)?
-            .iter()
-            .find(|p| p.downstream_id() == *downstream)
+        self.entries.get(&hash)?.iter().find(|p| p.downstream_id() == *downstream)
     }
 
     /// Forgets the entry for a downstream id and returns it.
     pub fn remove(&mut self, downstream: &Id<'_>) -> Option<Pending<C>> {
         let hash = self.hasher.hash_one(downstream);
         let bucket = self.entries.get_mut(&hash)?;
-        let at = bucket
-            .iter()
-            .position(|p| p.downstream_id() == *downstream)?;
+        let at = bucket.iter().position(|p| p.downstream_id() == *downstream)?;
         let pending = bucket.swap_remove(at);
         if bucket.is_empty() {
             self.entries.remove(&hash);
@@ -321,9 +307,7 @@ fn id_kind(id: &Id<'_>) -> IdKind {
     } else if id.is_null() {
         IdKind::Null
     } else {
-        IdKind::String {
-            escaped: id.as_str().is_some_and(|s| s.has_escapes()),
-        }
+        IdKind::String { escaped: id.as_str().is_some_and(|s| s.has_escapes()) }
     }
 }
 
@@ -359,9 +343,7 @@ mod tests {
     fn counter_skips_ids_in_flight_and_wraps() {
         let mut table = Correlation::new();
         let req = crate::parse(br#"{"jsonrpc":"2.0","id":5,"method":"m"}"#).unwrap();
-        table
-            .insert(Id::new(b"1", IdKind::Integer), 0u8, b"9")
-            .unwrap();
+        table.insert(Id::new(b"1", IdKind::Integer), 0u8, b"9").unwrap();
         assert_eq!(table.forward(1, &req, &mut Vec::new()), Some(2));
         table.next = u64::MAX;
         assert_eq!(table.forward(2, &req, &mut Vec::new()), Some(u64::MAX));

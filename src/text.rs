@@ -118,12 +118,7 @@ impl<'a> Str<'a> {
     /// Decoded bytes (UTF-8, with lone surrogates in the generalized WTF-8 form), without
     /// allocating. Equal strings give equal byte streams however they were escaped.
     pub(crate) fn decoded_bytes(&self) -> DecodedBytes<'a> {
-        DecodedBytes {
-            points: self.code_points(),
-            buf: [0; 4],
-            at: 0,
-            len: 0,
-        }
+        DecodedBytes { points: self.code_points(), buf: [0; 4], at: 0, len: 0 }
     }
 
     /// Compares the decoded text with `bytes` without allocating.
@@ -369,22 +364,10 @@ mod tests {
     fn decodes_escapes_and_pairs() {
         assert_eq!(s(r"a\u0062c").decode().unwrap(), "abc");
         assert_eq!(s(r"\ud83d\ude00").decode().unwrap(), "😀");
-        assert_eq!(
-            s(r#"\"\\\/\b\f\n\r\t"#).decode().unwrap(),
-            "\"\\/\u{8}\u{c}\n\r\t"
-        );
-        assert!(matches!(
-            s("plain").decode().unwrap(),
-            Cow::Borrowed("plain")
-        ));
-        assert_eq!(
-            s(r"x\ud800").decode(),
-            Err(DecodeError::LoneSurrogate { offset: 1 })
-        );
-        assert_eq!(
-            s(r"\udc00\ud800").decode(),
-            Err(DecodeError::LoneSurrogate { offset: 0 })
-        );
+        assert_eq!(s(r#"\"\\\/\b\f\n\r\t"#).decode().unwrap(), "\"\\/\u{8}\u{c}\n\r\t");
+        assert!(matches!(s("plain").decode().unwrap(), Cow::Borrowed("plain")));
+        assert_eq!(s(r"x\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 1 }));
+        assert_eq!(s(r"\udc00\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 0 }));
     }
 
     #[test]
@@ -413,14 +396,7 @@ mod tests {
 
     #[test]
     fn malformed_input_never_panics() {
-        for raw in [
-            &b"\\"[..],
-            b"\\u12",
-            b"\\x",
-            b"\xff",
-            b"\xe2\x82",
-            b"\\ud800\\u",
-        ] {
+        for raw in [&b"\\"[..], b"\\u12", b"\\x", b"\xff", b"\xe2\x82", b"\\ud800\\u"] {
             let _ = Str::from_raw(raw).decode();
             let _ = Str::from_raw(raw).decoded_bytes().count();
         }

@@ -11,13 +11,7 @@ fn classify_and_parse_allocate_nothing() {
     let mut extra: Vec<Vec<u8>> = (0..2_000u64)
         .map(|seed| rpcscan_oracle::gen::mutate(seed, &rpcscan_oracle::gen::message(seed)))
         .collect();
-    extra.push(
-        format!(
-            "[{}]",
-            r#"{"jsonrpc":"2.0","method":"m"},"#.repeat(10) + "1"
-        )
-        .into_bytes(),
-    );
+    extra.push(format!("[{}]", r#"{"jsonrpc":"2.0","method":"m"},"#.repeat(10) + "1").into_bytes());
     extra.push(
         format!(
             r#"{{"jsonrpc":"2.0","method":"m","params":{}{}}}"#,
@@ -26,14 +20,9 @@ fn classify_and_parse_allocate_nothing() {
         )
         .into_bytes(),
     );
-    let lines: Vec<&[u8]> = corpus
-        .split(|&b| b == b'\n')
-        .chain(extra.iter().map(Vec::as_slice))
-        .collect();
-    let parsers = [
-        Parser::new(),
-        Parser::new().validation(Validation::Envelope),
-    ];
+    let lines: Vec<&[u8]> =
+        corpus.split(|&b| b == b'\n').chain(extra.iter().map(Vec::as_slice)).collect();
+    let parsers = [Parser::new(), Parser::new().validation(Validation::Envelope)];
     // The kernel level is detected once per process (reading RPCSCAN_FORCE allocates);
     // that is start-up cost, not per message, so it happens before counting.
     rpcscan::classify(b"{}");

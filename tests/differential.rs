@@ -84,10 +84,7 @@ fn generator_covers_every_verdict() {
         "method_with_response",
         "bad_error_object",
     ] {
-        assert!(
-            reasons.contains(r),
-            "generator never produced {r}: {reasons:?}"
-        );
+        assert!(reasons.contains(r), "generator never produced {r}: {reasons:?}");
     }
 }
 

@@ -21,21 +21,13 @@ fn feed(mut dec: impl Decode, input: &[u8], sizes: &[usize], bound: usize) -> Ve
     let mut at = 0;
     let mut sizes = sizes.iter().copied().cycle();
     while at < input.len() {
-        let n = sizes
-            .next()
-            .unwrap_or(usize::MAX)
-            .max(1)
-            .min(input.len() - at);
+        let n = sizes.next().unwrap_or(usize::MAX).max(1).min(input.len() - at);
         buf.extend_from_slice(&input[at..at + n]);
         at += n;
         while let Some(item) = dec.decode(&mut buf) {
             out.push(item);
         }
-        assert!(
-            buf.len() <= bound,
-            "{} bytes buffered, bound {bound}",
-            buf.len()
-        );
+        assert!(buf.len() <= bound, "{} bytes buffered, bound {bound}", buf.len());
     }
     while let Some(item) = dec.decode_eof(&mut buf) {
         out.push(item);
@@ -63,20 +55,10 @@ fn show(items: &[Item]) -> Vec<String> {
 fn table<D: Decode + Clone>(dec: D, cases: &[(&[u8], &[&str])]) {
     for &(input, want) in cases {
         let got = whole(dec.clone(), input);
-        assert_eq!(
-            show(&got),
-            want,
-            "input {:?}",
-            String::from_utf8_lossy(input)
-        );
+        assert_eq!(show(&got), want, "input {:?}", String::from_utf8_lossy(input));
         for sizes in [&[1][..], &[3], &[2, 5, 1]] {
             let chunked = feed(dec.clone(), input, sizes, usize::MAX);
-            assert_eq!(
-                chunked,
-                got,
-                "chunks {sizes:?} of {:?}",
-                String::from_utf8_lossy(input)
-            );
+            assert_eq!(chunked, got, "chunks {sizes:?} of {:?}", String::from_utf8_lossy(input));
         }
     }
 }
@@ -107,15 +89,10 @@ fn ndjson_table() {
 
 #[test]
 fn ndjson_bom_reaches_the_scanner() {
-    let frames = whole(
-        NdjsonDecoder::new(),
-        b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n",
-    );
+    let frames =
+        whole(NdjsonDecoder::new(), b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n");
     let frame = frames[0].as_ref().unwrap();
-    assert_eq!(
-        rpcscan::parse(frame.bytes()).unwrap_err().reason(),
-        Reason::Bom
-    );
+    assert_eq!(rpcscan::parse(frame.bytes()).unwrap_err().reason(), Reason::Bom);
 }
 
 #[test]
@@ -146,12 +123,7 @@ fn ndjson_oversized_line_is_never_buffered_whole() {
     let max = 1000;
     let mut input = vec![b'x'; 5_000_000];
     input.extend_from_slice(b"\r\n{}\n");
-    let items = feed(
-        NdjsonDecoder::new().max_message_size(max),
-        &input,
-        &[4096],
-        max + 1,
-    );
+    let items = feed(NdjsonDecoder::new().max_message_size(max), &input, &[4096], max + 1);
     assert_eq!(show(&items), ["!too_large@0+5000000", "{}@5000002"]);
     let err = items[0].as_ref().unwrap_err();
     assert_eq!(err.reason(), Reason::TooLarge);
@@ -211,14 +183,8 @@ fn content_length_errors() {
         ContentLengthDecoder::new(),
         &[
             // Junk before a header: reported once, resumes at the next `Content-Length:` line.
-            (
-                b"garbage\r\nmore\nContent-Length: 2\r\n\r\n{}",
-                &["!junk@0+14", "{}@14"],
-            ),
-            (
-                b"{\"jsonrpc\":\"2.0\"}\ncontent-LENGTH: 2\r\n\r\n{}",
-                &["!junk@0+18", "{}@18"],
-            ),
+            (b"garbage\r\nmore\nContent-Length: 2\r\n\r\n{}", &["!junk@0+14", "{}@14"]),
+            (b"{\"jsonrpc\":\"2.0\"}\ncontent-LENGTH: 2\r\n\r\n{}", &["!junk@0+18", "{}@18"]),
             (b"junk\n", &["!junk@0+5"]),
             (b"junk", &["!truncated@0+4"]), // could still become `junk: value`
             (b"{junk", &["!junk@0+5"]),
@@ -250,14 +216,8 @@ fn content_length_errors() {
                 b"Content-Length: 1.0\r\n\r\nContent-Length: 2\r\n\r\n[]",
                 &["!bad_length@0+23", "[]@23"],
             ),
-            (
-                b"Content-Length:\r\n\r\nContent-Length: 2\r\n\r\n[]",
-                &["!bad_length@0+19", "[]@19"],
-            ),
-            (
-                b"Content-Length: 18446744073709551616\r\n\r\n",
-                &["!bad_length@0+40"],
-            ),
+            (b"Content-Length:\r\n\r\nContent-Length: 2\r\n\r\n[]", &["!bad_length@0+19", "[]@19"]),
+            (b"Content-Length: 18446744073709551616\r\n\r\n", &["!bad_length@0+40"]),
             (
                 b"Content-Length: 2\r\nno colon here\r\n\r\n{}\nContent-Length: 2\r\n\r\n[]",
                 &["!bad_header@0+39", "[]@39"],
@@ -278,10 +238,7 @@ fn content_length_errors() {
             (b"Content-Length: 5\r\n\r\n{}", &["!truncated@0+23"]),
             (b"Content-Length: 5\r\n", &["!truncated@0+19"]),
             (b"Content-Le", &["!truncated@0+10"]),
-            (
-                b"Content-Length: 2\r\n\r\n{}x",
-                &["{}@0", "!truncated@23+1"],
-            ),
+            (b"Content-Length: 2\r\n\r\n{}x", &["{}@0", "!truncated@23+1"]),
             (b"Content-Length: 2\r\n\r\n{}{", &["{}@0", "!junk@23+1"]),
         ],
     );
@@ -301,10 +258,8 @@ fn content_length_limits() {
             (b"Content-Length: 99\r\n\r\n[1]", &["!too_large@0+25"]),
         ],
     );
-    let err = whole(
-        ContentLengthDecoder::new().max_message_size(2),
-        b"Content-Length: 3\r\n\r\n[1]",
-    );
+    let err =
+        whole(ContentLengthDecoder::new().max_message_size(2), b"Content-Length: 3\r\n\r\n[1]");
     assert_eq!(
         err[0].as_ref().unwrap_err().to_string(),
         "Content-Length 3 at byte 0 exceeds the maximum message size of 2 bytes"
@@ -313,12 +268,7 @@ fn content_length_limits() {
     let mut input = b"Content-Length: 3000000\r\n\r\n".to_vec();
     input.resize(input.len() + 3_000_000, b' ');
     input.extend_from_slice(CL2.as_bytes());
-    let items = feed(
-        ContentLengthDecoder::new().max_message_size(100),
-        &input,
-        &[4096],
-        4096,
-    );
+    let items = feed(ContentLengthDecoder::new().max_message_size(100), &input, &[4096], 4096);
     assert_eq!(show(&items), ["!too_large@0+3000027", "{}@3000027"]);
 }
 
@@ -338,20 +288,12 @@ fn content_length_header_block_limit() {
     for sizes in [&[usize::MAX][..], &[1000], &[1]] {
         let items = feed(ContentLengthDecoder::new(), &over, sizes, MAX_HEADER_BLOCK);
         let want = format!("!bad_header@0+{}", MAX_HEADER_BLOCK + 4);
-        assert_eq!(
-            show(&items),
-            [want.as_str(), &format!("[]@{}", MAX_HEADER_BLOCK + 4)]
-        );
+        assert_eq!(show(&items), [want.as_str(), &format!("[]@{}", MAX_HEADER_BLOCK + 4)]);
     }
     // A first line that long is junk, not a header.
     let mut junk = vec![b'x'; 10_000];
     junk.extend_from_slice(b"\nContent-Length: 2\r\n\r\n{}");
-    let items = feed(
-        ContentLengthDecoder::new(),
-        &junk,
-        &[4096],
-        MAX_HEADER_BLOCK + 4096,
-    );
+    let items = feed(ContentLengthDecoder::new(), &junk, &[4096], MAX_HEADER_BLOCK + 4096);
     assert_eq!(show(&items), ["!junk@0+10001", "{}@10001"]);
 }
 
@@ -438,16 +380,7 @@ fn sse_event_types_repeat_and_change() {
         b"event: message\ndata: 1\n\nevent: message\ndata: 2\n\ndata: 3\n\nevent: other\ndata: 4\n\nevent: message\nevent: x\ndata: 5\n\n",
     );
     let kinds: Vec<_> = items.iter().map(|i| i.as_ref().unwrap().event()).collect();
-    assert_eq!(
-        kinds,
-        [
-            Some("message"),
-            Some("message"),
-            None,
-            Some("other"),
-            Some("x")
-        ]
-    );
+    assert_eq!(kinds, [Some("message"), Some("message"), None, Some("other"), Some("x")]);
 }
 
 #[test]
@@ -473,14 +406,8 @@ fn long_messages_fed_bytewise_take_linear_time() {
 
 #[test]
 fn sse_body_offset() {
-    let items = whole(
-        SseDecoder::new(),
-        b"data: {}\n\nid: 1\ndata:[]\n\ndata: a\ndata: b\n\n",
-    );
-    let offsets: Vec<_> = items
-        .iter()
-        .map(|i| i.as_ref().unwrap().body_offset())
-        .collect();
+    let items = whole(SseDecoder::new(), b"data: {}\n\nid: 1\ndata:[]\n\ndata: a\ndata: b\n\n");
+    let offsets: Vec<_> = items.iter().map(|i| i.as_ref().unwrap().body_offset()).collect();
     assert_eq!(offsets, [Some(6), Some(21), None]);
 }
 
@@ -495,22 +422,14 @@ fn sse_limits() {
             (b"data: ab\ndata: cd\n\n", &["!too_large@0+18"]), // 5 bytes joined
             (b"data: a\nid: 0123456789\n\n", &["!too_large@0+23"]), // an over-long line
             (b": 0123456789abcdef\n\ndata: z\n\n", &["z@20"]), // comments may be long
-            (
-                b"data: 0123456789abcdef\r\n\r\ndata: z\r\n\r\n",
-                &["!too_large@0+24", "z@26"],
-            ),
+            (b"data: 0123456789abcdef\r\n\r\ndata: z\r\n\r\n", &["!too_large@0+24", "z@26"]),
             (b"data: 0123456789abcdef\n", &[]), // unterminated at EOF
         ],
     );
     let mut input = b"data: ".to_vec();
     input.resize(3_000_000, b'x');
     input.extend_from_slice(b"\r\n\r\ndata: {}\r\n\r\n");
-    let items = feed(
-        SseDecoder::new().max_message_size(100),
-        &input,
-        &[4096],
-        106,
-    );
+    let items = feed(SseDecoder::new().max_message_size(100), &input, &[4096], 106);
     assert_eq!(show(&items), ["!too_large@0+3000002", "{}@3000004"]);
 }
 
@@ -564,10 +483,7 @@ fn detection_and_decoder() {
     let cases: &[(&[u8], Framing)] = &[
         (b"\x1e{}\n", Framing::JsonSeq),
         (b"Content-Length: 2\r\n\r\n{}", Framing::ContentLength),
-        (
-            b"content-type: x\r\ncontent-length: 2\r\n\r\n{}",
-            Framing::ContentLength,
-        ),
+        (b"content-type: x\r\ncontent-length: 2\r\n\r\n{}", Framing::ContentLength),
         (b"\xEF\xBB\xBFdata: {}\n\n", Framing::Sse),
         (b"id: 1\ndata: {}\n\n", Framing::Sse),
         (b": hi\n\ndata: {}\n\n", Framing::Sse),
@@ -655,17 +571,8 @@ const SSE_PIECES: &[&[u8]] = &[
     b"\xEF\xBB\xBF",
 ];
 
-const JSON_SEQ_PIECES: &[&[u8]] = &[
-    b"\x1e",
-    b"\x1e",
-    b"{}",
-    b"[1]",
-    b"\n",
-    b" ",
-    b"\r",
-    b"junk",
-    b"\xEF\xBB\xBF",
-];
+const JSON_SEQ_PIECES: &[&[u8]] =
+    &[b"\x1e", b"\x1e", b"{}", b"[1]", b"\n", b" ", b"\r", b"junk", b"\xEF\xBB\xBF"];
 
 /// Whole vs chunked, and the buffer bound after every round.
 fn invariant(dec: impl Decode + Clone, input: &[u8], sizes: &[usize], bound: usize) {
@@ -765,10 +672,7 @@ mod tokio_codec {
             _: &mut Context<'_>,
             buf: &mut ReadBuf<'_>,
         ) -> Poll<std::io::Result<()>> {
-            let n = self
-                .chunk
-                .min(self.data.len() - self.at)
-                .min(buf.remaining());
+            let n = self.chunk.min(self.data.len() - self.at).min(buf.remaining());
             let at = self.at;
             buf.put_slice(&self.data[at..at + n]);
             self.at += n;
@@ -780,11 +684,7 @@ mod tokio_codec {
     where
         D: tokio_util::codec::Decoder<Item = Item, Error = std::io::Error>,
     {
-        let reader = Trickle {
-            data: data.to_vec(),
-            at: 0,
-            chunk,
-        };
+        let reader = Trickle { data: data.to_vec(), at: 0, chunk };
         let mut frames = FramedRead::new(reader, decoder);
         let mut out = Vec::new();
         while let Some(item) = frames.next().await {
@@ -803,21 +703,14 @@ mod tokio_codec {
         for chunk in [1, 7, 4096] {
             let items = collect(NdjsonDecoder::new().max_message_size(20), ndjson, chunk).await;
             assert_eq!(show(&items).len(), 3);
-            assert_eq!(
-                items[1].as_ref().unwrap_err().kind(),
-                FrameErrorKind::TooLarge
-            );
+            assert_eq!(items[1].as_ref().unwrap_err().kind(), FrameErrorKind::TooLarge);
             assert!(items[2].is_ok());
             let items = collect(ContentLengthDecoder::new(), cl, chunk).await;
             assert_eq!(show(&items), ["{}@0", "!bad_length@23+25", "[]@48"]);
             let items = collect(SseDecoder::new().max_message_size(30), sse, chunk).await;
             assert_eq!(show(&items), ["{}@0", "!too_large@10+39", "[]@50"]);
-            let items = collect(
-                AnyDecoder::new(Framing::JsonSeq).max_message_size(30),
-                seq,
-                chunk,
-            )
-            .await;
+            let items =
+                collect(AnyDecoder::new(Framing::JsonSeq).max_message_size(30), seq, chunk).await;
             assert_eq!(show(&items), ["{}@0", "!too_large@4+33", "[]@38"]);
         }
     }
@@ -847,10 +740,8 @@ mod tokio_codec {
             }
             assert_eq!(Framing::detect(&wire), framing);
             let items = collect(AnyDecoder::new(framing), &wire, 5).await;
-            let got: Vec<Vec<u8>> = items
-                .into_iter()
-                .map(|i| i.unwrap().into_bytes().to_vec())
-                .collect();
+            let got: Vec<Vec<u8>> =
+                items.into_iter().map(|i| i.unwrap().into_bytes().to_vec()).collect();
             let want: Vec<Vec<u8>> = messages
                 .iter()
                 .filter(|m| framing != Framing::Ndjson || !m.contains(&b'\n'))
@@ -868,9 +759,7 @@ mod tokio_codec {
         }
         let mut wire = BytesMut::new();
         assert!(Encoder::<&[u8]>::encode(&mut JsonSeqDecoder::new(), b"\x1e", &mut wire).is_err());
-        ContentLengthDecoder::new()
-            .encode(b"{}", &mut wire)
-            .unwrap();
+        ContentLengthDecoder::new().encode(b"{}", &mut wire).unwrap();
         assert_eq!(&wire[..], b"Content-Length: 2\r\n\r\n{}");
     }
 }
@@ -891,36 +780,21 @@ fn assert_same(parser: &Parser, bytes: &[u8]) {
             assert_eq!(o.method().map(|s| s.raw()), m.method().map(|s| s.raw()));
             assert_eq!(o.method_bytes().as_deref(), m.method().map(|s| s.raw()));
             assert_eq!(o.params(), m.params());
-            assert_eq!(
-                o.params_bytes().as_deref(),
-                m.params().map(|r| r.as_bytes())
-            );
+            assert_eq!(o.params_bytes().as_deref(), m.params().map(|r| r.as_bytes()));
             assert_eq!(o.result(), m.result());
-            assert_eq!(
-                o.result_bytes().as_deref(),
-                m.result().map(|r| r.as_bytes())
-            );
+            assert_eq!(o.result_bytes().as_deref(), m.result().map(|r| r.as_bytes()));
             assert_eq!(o.error(), m.error());
             assert_eq!(o.error_bytes().as_deref(), m.error().map(|r| r.as_bytes()));
             assert_eq!(o.error_code(), m.error_code());
-            assert_eq!(
-                o.error_message().map(|s| s.raw()),
-                m.error_message().map(|s| s.raw())
-            );
+            assert_eq!(o.error_message().map(|s| s.raw()), m.error_message().map(|s| s.raw()));
             assert_eq!(o.error_data(), m.error_data());
-            assert_eq!(
-                o.error_data_bytes().as_deref(),
-                m.error_data().map(|r| r.as_bytes())
-            );
+            assert_eq!(o.error_data_bytes().as_deref(), m.error_data().map(|r| r.as_bytes()));
             let clone = o.clone();
             assert_eq!(clone.bytes().as_ptr(), o.bytes().as_ptr()); // O(1), shared
         }
         (Err(e), Err(o)) => {
             assert_eq!(o.as_invalid(), e);
-            assert_eq!(
-                (o.reason(), o.code(), o.offset()),
-                (e.reason(), e.code(), e.offset())
-            );
+            assert_eq!((o.reason(), o.code(), o.offset()), (e.reason(), e.code(), e.offset()));
             assert_eq!(o.id().map(|i| i.raw()), e.id().map(|i| i.raw()));
             assert_eq!(o.id_bytes().as_deref(), e.id().map(|i| i.raw()));
             assert_eq!(o.response().to_vec(), e.response().to_vec());

@@ -34,17 +34,11 @@ fn members_agree(raw: Raw<'_>, depth: usize) {
     assert_eq!(ours.len(), want.len(), "{text}");
     for ((key, value), member) in ours.iter().zip(&want) {
         assert_eq!(value.as_bytes(), member.value.as_bytes(), "{text}");
-        assert_eq!(
-            &text[value.offset() - raw.offset()..][..value.len()],
-            member.value
-        );
+        assert_eq!(&text[value.offset() - raw.offset()..][..value.len()], member.value);
         match member.key() {
             Some(k) => {
                 assert!(*key == k.as_str(), "{key:?} vs {k:?}");
-                let count = want
-                    .iter()
-                    .filter(|m| m.key().as_deref() == Some(&k))
-                    .count();
+                let count = want.iter().filter(|m| m.key().as_deref() == Some(&k)).count();
                 let field = raw.get(&k);
                 match count {
                     1 => assert_eq!(field, Field::Unique(*value), "{k} in {text}"),
@@ -204,13 +198,7 @@ fn mcp_routing_keys() {
             "-",
             "-",
         ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[{"name":"x"}]}"#,
-            "-",
-            "-",
-            "-",
-            "-",
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[{"name":"x"}]}"#, "-", "-", "-", "-"),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","progressToken":18446744073709551617}}}"#,
             "-",
@@ -246,13 +234,7 @@ fn mcp_routing_keys() {
             r#""v""#,
             "-",
         ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"name":"not params"}}"#,
-            "-",
-            "-",
-            "-",
-            "-",
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{"name":"not params"}}"#, "-", "-", "-", "-"),
     ];
     fn shown(f: Field<'_>) -> String {
         match f {
@@ -286,23 +268,14 @@ fn mcp_typed_shortcuts_and_result_type() {
     let prompt = parse(r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p"}}"#);
     assert!(prompt.mcp().prompt_name().unwrap() == "p");
     let note = parse(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"n"}}"#);
-    assert!(
-        note.mcp().tool_name().is_none(),
-        "a notification is not a call"
-    );
+    assert!(note.mcp().tool_name().is_none(), "a notification is not a call");
     assert!(note.mcp().mcp_name().is_none());
     let numeric = parse(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7}}"#);
     assert!(numeric.mcp().tool_name().is_none());
 
     let cases: &[(&str, Option<ResultType<'static>>)] = &[
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-            Some(ResultType::Complete),
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":null}"#,
-            Some(ResultType::Complete),
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, Some(ResultType::Complete)),
+        (r#"{"jsonrpc":"2.0","id":1,"result":null}"#, Some(ResultType::Complete)),
         (
             r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}"#,
             Some(ResultType::Complete),
@@ -315,22 +288,13 @@ fn mcp_typed_shortcuts_and_result_type() {
             r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","resultType":"input_required"}}"#,
             Some(ResultType::Ambiguous),
         ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":1}}"#,
-            Some(ResultType::Ambiguous),
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":1}}"#, Some(ResultType::Ambiguous)),
         (
             r#"{"jsonrpc":"2.0","id":1,"result":{"inputRequests":{"a":{"method":"x","resultType":"no"}}}}"#,
             Some(ResultType::Complete),
         ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#,
-            None,
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"resultType":"task"}}"#,
-            None,
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#, None),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"resultType":"task"}}"#, None),
     ];
     for &(msg, want) in cases {
         assert_eq!(parse(msg).mcp().result_type(), want, "{msg}");
@@ -378,27 +342,9 @@ fn header_check_table() {
     // (body, Mcp-Method, Mcp-Name, MCP-Protocol-Version, expected failure)
     type Failure = Option<(McpHeader, MismatchKind)>;
     let cases: &[(&str, H, H, H, Failure)] = &[
-        (
-            CALL,
-            Some("tools/call"),
-            Some("get_weather"),
-            Some("2026-07-28"),
-            None,
-        ),
-        (
-            CALL,
-            Some("tools/call"),
-            Some("=?base64?Z2V0X3dlYXRoZXI=?="),
-            Some("2026-07-28"),
-            None,
-        ),
-        (
-            CALL,
-            Some("tools/call"),
-            Some("get_weather"),
-            None,
-            Some((ProtocolVersion, Missing)),
-        ),
+        (CALL, Some("tools/call"), Some("get_weather"), Some("2026-07-28"), None),
+        (CALL, Some("tools/call"), Some("=?base64?Z2V0X3dlYXRoZXI=?="), Some("2026-07-28"), None),
+        (CALL, Some("tools/call"), Some("get_weather"), None, Some((ProtocolVersion, Missing))),
         (
             CALL,
             Some("tools/call"),
@@ -420,13 +366,7 @@ fn header_check_table() {
             Some("=?base64?MjAyNi0wNy0yOA==?="),
             Some((ProtocolVersion, Differs)),
         ),
-        (
-            CALL,
-            None,
-            Some("get_weather"),
-            Some("2026-07-28"),
-            Some((Method, Missing)),
-        ),
+        (CALL, None, Some("get_weather"), Some("2026-07-28"), Some((Method, Missing))),
         (
             CALL,
             Some("tools/list"),
@@ -455,20 +395,8 @@ fn header_check_table() {
             Some("2026-07-28"),
             Some((Method, Differs)),
         ),
-        (
-            CALL,
-            Some("tools/call"),
-            None,
-            Some("2026-07-28"),
-            Some((Name, Missing)),
-        ),
-        (
-            CALL,
-            Some("tools/call"),
-            Some("get_weathe"),
-            Some("2026-07-28"),
-            Some((Name, Differs)),
-        ),
+        (CALL, Some("tools/call"), None, Some("2026-07-28"), Some((Name, Missing))),
+        (CALL, Some("tools/call"), Some("get_weathe"), Some("2026-07-28"), Some((Name, Differs))),
         (
             CALL,
             Some("tools/call"),
@@ -520,75 +448,21 @@ fn header_check_table() {
         ),
         (PING, Some("ping"), None, None, None),
         (PING, Some("ping"), None, Some("2026-07-28"), None),
-        (
-            PING,
-            Some("ping"),
-            Some("x"),
-            None,
-            Some((Name, Unexpected)),
-        ),
+        (PING, Some("ping"), Some("x"), None, Some((Name, Unexpected))),
         (NOTE, None, None, None, None),
         (NOTE, Some("notifications/initialized"), None, None, None),
-        (
-            NOTE,
-            Some("notifications/cancelled"),
-            None,
-            None,
-            Some((Method, Differs)),
-        ),
+        (NOTE, Some("notifications/cancelled"), None, None, Some((Method, Differs))),
         (RESULT, None, None, None, None),
         (RESULT, Some("ping"), None, None, Some((Method, Unexpected))),
-        (
-            DUP_NAME,
-            Some("prompts/get"),
-            Some("a"),
-            None,
-            Some((Name, BadBodyValue)),
-        ),
-        (
-            NO_NAME,
-            Some("tools/call"),
-            Some("a"),
-            None,
-            Some((Name, BadBodyValue)),
-        ),
+        (DUP_NAME, Some("prompts/get"), Some("a"), None, Some((Name, BadBodyValue))),
+        (NO_NAME, Some("tools/call"), Some("a"), None, Some((Name, BadBodyValue))),
         // base64 of the WTF-8 bytes of a lone surrogate: not UTF-8, never equal.
-        (
-            SURROGATE,
-            Some("tools/call"),
-            Some("=?base64?7aCA?="),
-            None,
-            Some((Name, Differs)),
-        ),
+        (SURROGATE, Some("tools/call"), Some("=?base64?7aCA?="), None, Some((Name, Differs))),
         // A literal that looks like the sentinel travels encoded, and is decoded.
-        (
-            SENTINEL,
-            Some("tools/call"),
-            Some("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="),
-            None,
-            None,
-        ),
-        (
-            SENTINEL,
-            Some("tools/call"),
-            Some("=?base64?literal?="),
-            None,
-            Some((Name, Malformed)),
-        ),
-        (
-            DUP_META,
-            Some("ping"),
-            None,
-            Some("2026-07-28"),
-            Some((ProtocolVersion, BadBodyValue)),
-        ),
-        (
-            DUP_META,
-            Some("ping"),
-            None,
-            None,
-            Some((ProtocolVersion, Missing)),
-        ),
+        (SENTINEL, Some("tools/call"), Some("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="), None, None),
+        (SENTINEL, Some("tools/call"), Some("=?base64?literal?="), None, Some((Name, Malformed))),
+        (DUP_META, Some("ping"), None, Some("2026-07-28"), Some((ProtocolVersion, BadBodyValue))),
+        (DUP_META, Some("ping"), None, None, Some((ProtocolVersion, Missing))),
     ];
     for &(body, method, name, version, want) in cases {
         let msg = parse(body);
@@ -620,10 +494,7 @@ fn header_mismatch_responses() {
     assert_eq!(err.id().unwrap().raw(), br#""c-1""#);
     let big = parse(r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}"#);
     let err = McpHeaders::new().check(&big).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "Header mismatch: Mcp-Method header is missing"
-    );
+    assert_eq!(err.to_string(), "Header mismatch: Mcp-Method header is missing");
     assert_eq!(err.response().to_vec(), br#"{"jsonrpc": "2.0", "id": 18446744073709551617, "error": {"code": -32020, "message": "Header mismatch: Mcp-Method header is missing"}}"#);
     let note = parse(NOTE);
     let err = McpHeaders::new().method(b"x").check(&note).unwrap_err();
@@ -635,30 +506,15 @@ fn decode_header_values() {
     let mut buf = [0u8; 16];
     assert_eq!(decode_header_value(b"", &mut buf), Ok(&b""[..]));
     assert_eq!(decode_header_value(b"=?base64??=", &mut buf), Ok(&b""[..]));
-    assert_eq!(
-        decode_header_value(b"=?base64?IHBhZGRlZCA=?=", &mut buf),
-        Ok(&b" padded "[..])
-    );
+    assert_eq!(decode_header_value(b"=?base64?IHBhZGRlZCA=?=", &mut buf), Ok(&b" padded "[..]));
     assert_eq!(
         decode_header_value(b"=?base64?bGluZTEKbGluZTI=?=", &mut buf),
         Ok(&b"line1\nline2"[..])
     );
-    assert_eq!(
-        decode_header_value(b"=?base64?7aCA?=", &mut buf),
-        Err(HeaderValueError::BadBase64)
-    );
-    assert_eq!(
-        decode_header_value(b"=?base64?Zg=?=", &mut buf),
-        Err(HeaderValueError::BadBase64)
-    );
-    assert_eq!(
-        decode_header_value(b"a\x7fb", &mut buf),
-        Err(HeaderValueError::InvalidCharacters)
-    );
-    assert_eq!(
-        decode_header_value(b"\tx", &mut buf),
-        Err(HeaderValueError::InvalidCharacters)
-    );
+    assert_eq!(decode_header_value(b"=?base64?7aCA?=", &mut buf), Err(HeaderValueError::BadBase64));
+    assert_eq!(decode_header_value(b"=?base64?Zg=?=", &mut buf), Err(HeaderValueError::BadBase64));
+    assert_eq!(decode_header_value(b"a\x7fb", &mut buf), Err(HeaderValueError::InvalidCharacters));
+    assert_eq!(decode_header_value(b"\tx", &mut buf), Err(HeaderValueError::InvalidCharacters));
     let mut small = [0u8; 2];
     assert_eq!(
         decode_header_value(b"=?base64?Zm9v?=", &mut small),
@@ -682,11 +538,7 @@ fn response_bytes() {
     ];
     for (got, want) in cases {
         assert_eq!(String::from_utf8_lossy(got), String::from_utf8_lossy(want));
-        assert!(
-            rpcscan::parse(got).is_ok(),
-            "{}",
-            String::from_utf8_lossy(got)
-        );
+        assert!(rpcscan::parse(got).is_ok(), "{}", String::from_utf8_lossy(got));
     }
 }
 
@@ -743,17 +595,9 @@ fn splicing_keeps_every_other_byte() {
 fn correlation_by_decoded_value() {
     let mut table = Correlation::new();
     let downstream = parse(r#"{"jsonrpc":"2.0","id":"\u0061b","method":"m"}"#);
-    table
-        .insert(downstream.id().unwrap(), "c", b"[orig]")
-        .unwrap();
+    table.insert(downstream.id().unwrap(), "c", b"[orig]").unwrap();
     assert!(table
-        .insert(
-            parse(r#"{"jsonrpc":"2.0","id":"ab","method":"m"}"#)
-                .id()
-                .unwrap(),
-            "d",
-            b"x"
-        )
+        .insert(parse(r#"{"jsonrpc":"2.0","id":"ab","method":"m"}"#).id().unwrap(), "d", b"x")
         .is_err());
     // The server echoes the id with other escapes: still the same id.
     let response = parse(r#"{"jsonrpc":"2.0","id":"a\u0062","result":{}}"#);
@@ -762,51 +606,27 @@ fn correlation_by_decoded_value() {
     assert_eq!(out, br#"{"jsonrpc":"2.0","id":[orig],"result":{}}"#);
     // Integers: -0 is 0; 1 is not "1".
     table
-        .insert(
-            parse(r#"{"jsonrpc":"2.0","id":0,"method":"m"}"#)
-                .id()
-                .unwrap(),
-            "zero",
-            b"0",
-        )
+        .insert(parse(r#"{"jsonrpc":"2.0","id":0,"method":"m"}"#).id().unwrap(), "zero", b"0")
         .unwrap();
     assert_eq!(
-        table.restore(
-            &parse(r#"{"jsonrpc":"2.0","id":"0","result":{}}"#),
-            &mut Vec::new()
-        ),
+        table.restore(&parse(r#"{"jsonrpc":"2.0","id":"0","result":{}}"#), &mut Vec::new()),
         None
     );
     assert_eq!(
-        table.restore(
-            &parse(r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#),
-            &mut Vec::new()
-        ),
+        table.restore(&parse(r#"{"jsonrpc":"2.0","id":-0,"result":{}}"#), &mut Vec::new()),
         Some("zero")
     );
     // Requests and notifications are never restored.
     table
-        .insert(
-            parse(r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#)
-                .id()
-                .unwrap(),
-            "five",
-            b"5",
-        )
+        .insert(parse(r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#).id().unwrap(), "five", b"5")
         .unwrap();
     assert_eq!(
-        table.restore(
-            &parse(r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#),
-            &mut Vec::new()
-        ),
+        table.restore(&parse(r#"{"jsonrpc":"2.0","id":5,"method":"m"}"#), &mut Vec::new()),
         None
     );
     assert_eq!(table.len(), 1);
     let pending: Vec<_> = table.drain().collect();
-    assert_eq!(
-        (*pending[0].client(), pending[0].original_id()),
-        ("five", &b"5"[..])
-    );
+    assert_eq!((*pending[0].client(), pending[0].original_id()), ("five", &b"5"[..]));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -826,9 +646,7 @@ fn hot_paths_allocate_nothing() {
     for id in &ids {
         table
             .insert(
-                parse(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#))
-                    .id()
-                    .unwrap(),
+                parse(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#)).id().unwrap(),
                 0u8,
                 b"\"orig\"",
             )
@@ -854,9 +672,7 @@ fn hot_paths_allocate_nothing() {
         let call = parse(CALL);
         assert!(headers.check(&call).is_ok());
         assert!(decode_header_value(b"=?base64?SGVsbG8sIOS4lueVjA==?=", &mut buf).is_ok());
-        ErrorResponse::unsupported_protocol_version("x", &["a", "b"])
-            .id(b"1")
-            .write(&mut out);
+        ErrorResponse::unsupported_protocol_version("x", &["a", "b"]).id(b"1").write(&mut out);
         ResultResponse::new(b"1", b"{}").write(&mut out);
         std::hint::black_box(&out);
     });

@@ -17,18 +17,11 @@ fn wrap(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn envelope_classify(bytes: &[u8]) -> Kind {
-    Parser::new()
-        .validation(Validation::Envelope)
-        .classify(bytes)
+    Parser::new().validation(Validation::Envelope).classify(bytes)
 }
 
 fn fail_on(failures: Vec<String>) {
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -37,9 +30,7 @@ fn y_files_are_accepted() {
         .iter()
         .filter(|c| c.name.starts_with("y_"))
         .filter_map(|c| {
-            rpcscan::json::validate(&c.bytes)
-                .err()
-                .map(|e| format!("{}: rejected: {e:?}", c.name))
+            rpcscan::json::validate(&c.bytes).err().map(|e| format!("{}: rejected: {e:?}", c.name))
         })
         .collect();
     fail_on(failures);
@@ -69,10 +60,7 @@ fn i_files_get_their_listed_stance() {
             Some(valid) => {
                 let got = rpcscan::json::validate(&case.bytes);
                 if got.is_ok() != valid {
-                    failures.push(format!(
-                        "{}: expected valid={valid}, got {got:?}",
-                        case.name
-                    ));
+                    failures.push(format!("{}: expected valid={valid}, got {got:?}", case.name));
                 }
             }
         }
@@ -127,10 +115,7 @@ fn oracle_agrees_on_every_file() {
         let scanner = rpcscan::json::validate(&case.bytes).is_ok();
         let oracle = rpcscan_oracle::validate_json(&case.bytes);
         if scanner != oracle {
-            failures.push(format!(
-                "{}: scanner valid={scanner}, oracle valid={oracle}",
-                case.name
-            ));
+            failures.push(format!("{}: scanner valid={scanner}, oracle valid={oracle}", case.name));
         }
         if let Some(expected) = case.expected() {
             if oracle != expected {
@@ -144,10 +129,8 @@ fn oracle_agrees_on_every_file() {
         let scanner = rpcscan::classify(&wrapped);
         let oracle = rpcscan_oracle::classify(&wrapped).kind;
         if scanner.as_str() != oracle.as_str() {
-            failures.push(format!(
-                "{}: wrapped, scanner {scanner:?}, oracle {oracle:?}",
-                case.name
-            ));
+            failures
+                .push(format!("{}: wrapped, scanner {scanner:?}, oracle {oracle:?}", case.name));
         }
     }
     fail_on(failures);

@@ -19,20 +19,9 @@ use std::path::Path;
 const LAYERS: &[(&str, &[&str])] = &[
     (
         "types: limits, errors, ids, kinds, responses",
-        &[
-            "limits.rs",
-            "error.rs",
-            "kind.rs",
-            "text.rs",
-            "id.rs",
-            "response.rs",
-            "invalid.rs",
-        ],
+        &["limits.rs", "error.rs", "kind.rs", "text.rs", "id.rs", "response.rs", "invalid.rs"],
     ),
-    (
-        "kernel primitives",
-        &["simd/prefetch.rs", "simd/classes.rs"],
-    ),
+    ("kernel primitives", &["simd/prefetch.rs", "simd/classes.rs"]),
     (
         "generic kernels: stage 1, skipper, string loop",
         &["simd/stage1.rs", "simd/skipper.rs", "simd/string.rs"],
@@ -49,15 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         ],
     ),
     ("kernel routing", &["simd/level.rs", "simd/mod.rs"]),
-    (
-        "JSON grammar",
-        &[
-            "json/literal.rs",
-            "json/number.rs",
-            "json/string.rs",
-            "json/utf8.rs",
-        ],
-    ),
+    ("JSON grammar", &["json/literal.rs", "json/number.rs", "json/string.rs", "json/utf8.rs"]),
     ("scan: exact walk, stage 2, decide", &["scan/"]),
     ("dispatch", &["dispatch/"]),
     ("message", &["message.rs"]),
@@ -66,14 +47,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("streaming id recovery", &["recover.rs"]),
     (
         "API: frame, mcp, rewrite, pair, json::validate, lib",
-        &[
-            "frame/",
-            "mcp/",
-            "rewrite.rs",
-            "pair.rs",
-            "json/mod.rs",
-            "lib.rs",
-        ],
+        &["frame/", "mcp/", "rewrite.rs", "pair.rs", "json/mod.rs", "lib.rs"],
     ),
 ];
 
@@ -81,11 +55,9 @@ const LAYERS: &[(&str, &[&str])] = &[
 fn layer_of(file: &str) -> Option<usize> {
     let exact = LAYERS.iter().position(|(_, files)| files.contains(&file));
     exact.or_else(|| {
-        LAYERS.iter().position(|(_, files)| {
-            files
-                .iter()
-                .any(|f| f.ends_with('/') && file.starts_with(f))
-        })
+        LAYERS
+            .iter()
+            .position(|(_, files)| files.iter().any(|f| f.ends_with('/') && file.starts_with(f)))
     })
 }
 
@@ -312,9 +284,7 @@ fn file_of(module: &[String], files: &BTreeSet<String>) -> Option<String> {
         return Some("lib.rs".to_owned());
     }
     let joined = module.join("/");
-    [format!("{joined}.rs"), format!("{joined}/mod.rs")]
-        .into_iter()
-        .find(|f| files.contains(f))
+    [format!("{joined}.rs"), format!("{joined}/mod.rs")].into_iter().find(|f| files.contains(f))
 }
 
 /// Resolves a path given from module `base` to the file of the deepest module it names.
@@ -395,10 +365,7 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String
             .filter_map(|(at, _)| {
                 let rest: String = c[at + 4..].iter().take_while(|ch| **ch != '\n').collect();
                 let name: String = rest.chars().take_while(|ch| is_ident(*ch)).collect();
-                rest[name.len()..]
-                    .trim_start()
-                    .starts_with(';')
-                    .then_some(name)
+                rest[name.len()..].trim_start().starts_with(';').then_some(name)
             })
             .collect();
         let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -464,12 +431,7 @@ fn lower_layers_never_name_higher_ones() {
         for (file, edges) in graph.iter().filter(|(f, _)| layer_of(f) == Some(layer)) {
             let targets: Vec<String> = edges
                 .keys()
-                .map(|t| {
-                    format!(
-                        "{t} ({})",
-                        layer_of(t).map_or("?".into(), |l| l.to_string())
-                    )
-                })
+                .map(|t| format!("{t} ({})", layer_of(t).map_or("?".into(), |l| l.to_string())))
                 .collect();
             println!("    {file} -> {}", targets.join(", "));
         }
@@ -492,11 +454,7 @@ fn lower_layers_never_name_higher_ones() {
             }
         }
     }
-    assert!(
-        problems.is_empty(),
-        "imports against the layering:\n{}",
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "imports against the layering:\n{}", problems.join("\n"));
 }
 
 /// The checker itself: literals, comments and test items are not imports; brace groups,
@@ -516,10 +474,8 @@ fn the_checker_sees_what_it_should() {
         .map(|p| p.iter().map(|s| s.to_string()).collect())
         .collect();
     assert_eq!(paths, want);
-    let files: BTreeSet<String> = ["lib.rs", "id.rs", "scan/mod.rs", "scan/skip.rs"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let files: BTreeSet<String> =
+        ["lib.rs", "id.rs", "scan/mod.rs", "scan/skip.rs"].iter().map(|s| s.to_string()).collect();
     let reexports = BTreeMap::from([("Id".to_owned(), "id.rs".to_owned())]);
     let seg = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert_eq!(
@@ -530,8 +486,5 @@ fn the_checker_sees_what_it_should() {
         resolve(vec![], &seg(&["scan", "ws"]), &files, &reexports).as_deref(),
         Some("scan/mod.rs")
     );
-    assert_eq!(
-        resolve(vec![], &seg(&["Id"]), &files, &reexports).as_deref(),
-        Some("id.rs")
-    );
+    assert_eq!(resolve(vec![], &seg(&["Id"]), &files, &reexports).as_deref(), Some("id.rs"));
 }

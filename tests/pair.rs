@@ -21,11 +21,7 @@ fn ending(ending: Ending) -> &'static str {
 fn translate(event: &Event<'_>) -> PairEvent {
     let index = |at: Position| (at.line - 1) as usize;
     match event {
-        Event::Paired {
-            request,
-            response,
-            latency,
-        } => PairEvent::Paired {
+        Event::Paired { request, response, latency } => PairEvent::Paired {
             request: index(request.at),
             response: index(response.at),
             method: request.method.to_string(),
@@ -39,38 +35,29 @@ fn translate(event: &Event<'_>) -> PairEvent {
             latency_ms: latency.map(|l| l.as_millis() as u64),
         },
         Event::Orphan(response) => PairEvent::Orphan(index(response.at)),
-        Event::Duplicate { at, earlier, .. } => PairEvent::Duplicate {
-            at: index(*at),
-            earlier: index(*earlier),
-        },
+        Event::Duplicate { at, earlier, .. } => {
+            PairEvent::Duplicate { at: index(*at), earlier: index(*earlier) }
+        }
         Event::NullIdError(response) => PairEvent::NullIdError(index(response.at)),
-        Event::Unanswered { request, ending: e } => PairEvent::Unanswered {
-            at: index(request.at),
-            ending: ending(*e),
-        },
-        Event::Cancelled { request, ending: e } => PairEvent::Cancelled {
-            at: index(request.at),
-            ending: ending(*e),
-        },
+        Event::Unanswered { request, ending: e } => {
+            PairEvent::Unanswered { at: index(request.at), ending: ending(*e) }
+        }
+        Event::Cancelled { request, ending: e } => {
+            PairEvent::Cancelled { at: index(request.at), ending: ending(*e) }
+        }
         Event::StrayProgress(at) => PairEvent::StrayProgress(index(*at)),
         Event::StrayCancel(at) => PairEvent::StrayCancel(index(*at)),
     }
 }
 
 fn library(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec<PairEvent> {
-    let mut pairing = Pairing::new()
-        .max_in_flight(max_in_flight)
-        .timeout(timeout_ms.map(Duration::from_millis));
+    let mut pairing =
+        Pairing::new().max_in_flight(max_in_flight).timeout(timeout_ms.map(Duration::from_millis));
     let mut events = Vec::new();
     for (i, entry) in log.iter().enumerate() {
         let msg = rpcscan::parse(&entry.bytes).expect("the generator writes valid messages");
-        let at = Position {
-            line: i as u64 + 1,
-            offset: 0,
-        };
-        let direction = entry
-            .direction
-            .map(|d| if d { Direction::There } else { Direction::Back });
+        let at = Position { line: i as u64 + 1, offset: 0 };
+        let direction = entry.direction.map(|d| if d { Direction::There } else { Direction::Back });
         let fact = Fact::of(&msg, at)
             .with_direction(direction)
             .with_time(entry.time_ms.map(Duration::from_millis));

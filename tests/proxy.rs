@@ -38,14 +38,7 @@ fn binaries() -> &'static (PathBuf, PathBuf) {
             Some(other) => other.to_owned(),
         };
         let status = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "--features",
-                "tokio",
-                "--profile",
-                &profile,
-            ])
+            .args(["build", "--quiet", "--features", "tokio", "--profile", &profile])
             .args(["--example", "stdio_proxy", "--example", "fake_mcp_server"])
             .arg("--manifest-path")
             // The package at run time (cargo sets it), not where this test was compiled.
@@ -62,9 +55,7 @@ fn binaries() -> &'static (PathBuf, PathBuf) {
             .expect("run cargo build --example");
         assert!(status.success(), "building the examples failed");
         let bin = |name: &str| {
-            profile_dir
-                .join("examples")
-                .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+            profile_dir.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
         };
         (bin("stdio_proxy"), bin("fake_mcp_server"))
     })
@@ -101,11 +92,7 @@ impl Proxy {
                 }
             }
         });
-        Proxy {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
+        Proxy { stdin: child.stdin.take(), child, lines }
     }
 
     fn send(&mut self, line: &str) {
@@ -304,10 +291,7 @@ fn notifications_server_requests_and_progress_pass_through() {
         got[0],
         r#"{"id":"srv-1","jsonrpc":"2.0","method":"sampling/createMessage","params":{}}"#
     );
-    assert_eq!(
-        got[1],
-        r#"{"id":"ask","jsonrpc":"2.0","result":{"asked":true}}"#
-    );
+    assert_eq!(got[1], r#"{"id":"ask","jsonrpc":"2.0","result":{"asked":true}}"#);
     // The client answers the server's request: forwarded untouched.
     p.send(r#"{"jsonrpc":"2.0","id":"srv-1","result":{"role":"assistant"}}"#);
     p.send(r#"{"jsonrpc":"2.0","id":5,"method":"progress","params":{"_meta":{"progressToken":"tok-\u00e9"}}}"#);
@@ -318,10 +302,7 @@ fn notifications_server_requests_and_progress_pass_through() {
     );
     assert_eq!(got[1], r#"{"id":5,"jsonrpc":"2.0","result":{"done":true}}"#);
     let log = p.log(6);
-    assert_eq!(
-        log["notifications"],
-        serde_json::json!(["notifications/initialized"])
-    );
+    assert_eq!(log["notifications"], serde_json::json!(["notifications/initialized"]));
     assert_eq!(log["client_responses"], serde_json::json!(["srv-1"]));
 }
 
@@ -335,10 +316,7 @@ fn cancellations_name_the_downstream_id() {
     let log = p.log(2);
     let cancelled = log["cancelled"].as_array().unwrap();
     assert_eq!(cancelled.len(), 1, "{log}");
-    assert!(
-        cancelled[0].is_u64(),
-        "the server got its own id back: {log}"
-    );
+    assert!(cancelled[0].is_u64(), "the server got its own id back: {log}");
     p.send(&request("3", "release"));
     let got = p.responses(2);
     assert_eq!(got[r#""h\u0031""#].len(), 1, "{got:?}");
@@ -348,10 +326,7 @@ fn cancellations_name_the_downstream_id() {
 fn server_noise_is_dropped() {
     let mut p = Proxy::start();
     p.send(&request("1", "noise")); // garbage, an oversized line, a stray response, then the answer
-    assert_eq!(
-        p.recv(1),
-        [r#"{"id":1,"jsonrpc":"2.0","result":{"noisy":true}}"#]
-    );
+    assert_eq!(p.recv(1), [r#"{"id":1,"jsonrpc":"2.0","result":{"noisy":true}}"#]);
     p.send(&request("2", "echo"));
     assert!(p.responses(1).contains_key("2"));
     p.quiet();

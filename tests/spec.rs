@@ -35,20 +35,12 @@ fn check_case(msg: &[u8], want: &str, want_id: Option<&str>) {
     assert_eq!(verdict(STRICT, msg), want, "strict: {shown}");
     assert_eq!(id(msg).as_deref(), want_id, "id: {shown}");
     let code = table::code(want);
-    assert_eq!(
-        rpcscan::classify(msg) == Kind::Invalid,
-        code.is_some(),
-        "{shown}"
-    );
+    assert_eq!(rpcscan::classify(msg) == Kind::Invalid, code.is_some(), "{shown}");
     if let (Some(code), Err(err)) = (code, STRICT.parse(msg)) {
         assert_eq!(Reason::from_name(want), Some(err.reason()), "{shown}");
         assert_eq!(err.code(), code, "{shown}");
         // docs/spec.md §4: the answer, byte for byte, echoing the recovered id.
-        let text = if code == -32700 {
-            "Parse error"
-        } else {
-            "Invalid Request"
-        };
+        let text = if code == -32700 { "Parse error" } else { "Invalid Request" };
         let id = want_id.unwrap_or("null");
         assert_eq!(
             String::from_utf8(err.response().to_vec()).unwrap(),
@@ -122,16 +114,11 @@ fn section_2_bytes_that_are_not_utf8() {
         b"{\"jsonrpc\":\"2.\xff\",\"method\":\"m\"}",
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":1,\"message\":\"\xc0\xaf\"}}",
     ] {
-        assert_eq!(
-            ENVELOPE.parse(msg).unwrap_err().reason(),
-            Reason::InvalidUtf8
-        );
+        assert_eq!(ENVELOPE.parse(msg).unwrap_err().reason(), Reason::InvalidUtf8);
         assert_eq!(STRICT.parse(msg).unwrap_err().reason(), Reason::InvalidUtf8);
     }
     // A syntax error before the first bad byte is the one reported.
-    let err = STRICT
-        .parse(b"{\"jsonrpc\" 1, \"x\":\"\xff\"}")
-        .unwrap_err();
+    let err = STRICT.parse(b"{\"jsonrpc\" 1, \"x\":\"\xff\"}").unwrap_err();
     assert_eq!((err.reason(), err.offset()), (Reason::Syntax, Some(11)));
 }
 
@@ -178,11 +165,7 @@ fn section_4_offsets() {
     }
     for reason in Reason::ALL {
         assert_eq!(Reason::from_name(reason.as_str()), Some(reason));
-        assert_eq!(
-            table::code(reason.as_str()),
-            Some(reason.code()),
-            "{reason}"
-        );
+        assert_eq!(table::code(reason.as_str()), Some(reason.code()), "{reason}");
         assert!(!reason.to_string().is_empty());
     }
 }
@@ -211,14 +194,10 @@ fn section_5_accessors() {
     assert_eq!(msg.error().unwrap().offset(), 19);
     assert!(msg.method().is_none() && msg.params().is_none() && msg.result().is_none());
 
-    let msg = STRICT
-        .parse(br#"{"jsonrpc":"2.0","result":null,"id":-0}"#)
-        .unwrap();
+    let msg = STRICT.parse(br#"{"jsonrpc":"2.0","result":null,"id":-0}"#).unwrap();
     assert!(msg.result().unwrap().is_null());
     assert_eq!(msg.id().unwrap().as_i64(), Some(0));
-    let msg = STRICT
-        .parse(br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}"#)
-        .unwrap();
+    let msg = STRICT.parse(br#"{"jsonrpc":"2.0","error":{"code":1,"message":"m"}}"#).unwrap();
     assert!(msg.id().is_none());
 }
 
@@ -232,11 +211,7 @@ fn section_6_envelope_mode() {
         br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":[,,]}}"#,
         br#"{"jsonrpc":"2.0","method":"m","x":{1:2}}"#,
     ] {
-        assert!(
-            ENVELOPE.parse(msg).is_ok(),
-            "{}",
-            String::from_utf8_lossy(msg)
-        );
+        assert!(ENVELOPE.parse(msg).is_ok(), "{}", String::from_utf8_lossy(msg));
         assert_eq!(STRICT.classify(msg), Kind::Invalid);
     }
     // ... but brackets must match, depth is counted, and the envelope is checked strictly.
@@ -251,21 +226,14 @@ fn section_6_envelope_mode() {
         b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"k\x01\":1}",
     ] {
         let err = ENVELOPE.parse(msg).unwrap_err();
-        assert!(
-            err.reason().is_parse_error(),
-            "{}",
-            String::from_utf8_lossy(msg)
-        );
+        assert!(err.reason().is_parse_error(), "{}", String::from_utf8_lossy(msg));
     }
     let deep = format!(
         r#"{{"jsonrpc":"2.0","method":"m","params":{}{}}}"#,
         "[".repeat(1024),
         "]".repeat(1024)
     );
-    assert_eq!(
-        ENVELOPE.parse(deep.as_bytes()).unwrap_err().reason(),
-        Reason::TooDeep
-    );
+    assert_eq!(ENVELOPE.parse(deep.as_bytes()).unwrap_err().reason(), Reason::TooDeep);
 }
 
 #[test]
@@ -311,10 +279,7 @@ fn batch_mode() {
         let reason = |m: &[u8]| p.batch(m).map(|_| ()).unwrap_err().reason();
         assert_eq!(reason(b" [ ] "), Reason::EmptyBatch);
         assert_eq!(reason(b"[1,"), Reason::Syntax);
-        assert_eq!(
-            reason(br#"{"jsonrpc":"2.0","method":"m"}"#),
-            Reason::NotAnObject
-        );
+        assert_eq!(reason(br#"{"jsonrpc":"2.0","method":"m"}"#), Reason::NotAnObject);
         assert_eq!(reason(b"7"), Reason::NotAnObject);
         // Depth counts the array as 1: an element's params array is 3.
         let deep = format!(

@@ -102,11 +102,7 @@ fn decode_table(mut rest: &[u8]) -> Result<LinesTable> {
     while !rest.is_empty() {
         let url = ListingTableUrl::parse(take_str(&mut rest)?)?;
         let glob = take_str(&mut rest)?;
-        urls.push(if glob.is_empty() {
-            url
-        } else {
-            url.with_glob(glob)?
-        });
+        urls.push(if glob.is_empty() { url } else { url.with_glob(glob)? });
     }
     LinesTable::try_from_urls(urls, options)
 }
@@ -140,9 +136,7 @@ impl LogicalExtensionCodec for LinesLogicalCodec {
     ) -> Result<Arc<dyn TableProvider>> {
         match buf.strip_prefix(TABLE_MAGIC) {
             Some(rest) => Ok(Arc::new(decode_table(rest)?)),
-            None => self
-                .inner
-                .try_decode_table_provider(buf, table_ref, schema, ctx),
+            None => self.inner.try_decode_table_provider(buf, table_ref, schema, ctx),
         }
     }
 

@@ -31,9 +31,7 @@ pub use codec::{LinesLogicalCodec, LinesPhysicalCodec};
 pub fn function_registry() -> BallistaFunctionRegistry {
     let mut registry = BallistaFunctionRegistry::default();
     for udf in rpcscan_datafusion::all_functions() {
-        registry
-            .scalar_functions
-            .insert(udf.name().to_string(), udf);
+        registry.scalar_functions.insert(udf.name().to_string(), udf);
     }
     registry
 }
@@ -72,10 +70,8 @@ pub async fn remote_context_with_max_message_size(
     } else {
         format!("df://{scheduler}")
     };
-    let state = SessionStateBuilder::new()
-        .with_default_features()
-        .with_config(client_config())
-        .build();
+    let state =
+        SessionStateBuilder::new().with_default_features().with_config(client_config()).build();
     let ctx = SessionContext::remote_with_state(&url, state).await?;
     // Registered after the upgrade: Ballista's upgrade replaces the scalar function list.
     rpcscan_datafusion::register_with_max_message_size(&ctx, max_message_size)?;

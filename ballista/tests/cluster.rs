@@ -48,15 +48,10 @@ impl Cluster {
     fn stop(mut self) {
         for (name, child) in &mut self.children {
             let _ = child.kill();
-            child
-                .wait()
-                .unwrap_or_else(|e| panic!("cannot reap {name}: {e}"));
+            child.wait().unwrap_or_else(|e| panic!("cannot reap {name}: {e}"));
         }
         for (name, child) in &mut self.children {
-            assert!(
-                child.try_wait().unwrap().is_some(),
-                "{name} is still running"
-            );
+            assert!(child.try_wait().unwrap().is_some(), "{name} is still running");
         }
     }
 
@@ -96,13 +91,9 @@ impl Cluster {
 
 /// Free ports on 127.0.0.1 (all held until every one is chosen, so they differ).
 fn free_ports(n: usize) -> Vec<u16> {
-    let listeners: Vec<TcpListener> = (0..n)
-        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
-        .collect();
-    listeners
-        .iter()
-        .map(|l| l.local_addr().unwrap().port())
-        .collect()
+    let listeners: Vec<TcpListener> =
+        (0..n).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    listeners.iter().map(|l| l.local_addr().unwrap().port()).collect()
 }
 
 fn write_logs(dir: &Path) {
@@ -133,11 +124,9 @@ async fn query(
     name: &str,
     location: &str,
 ) -> Result<String, String> {
-    ctx.sql(&format!(
-        "CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"
-    ))
-    .await
-    .map_err(|e| e.to_string())?;
+    ctx.sql(&format!("CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"))
+        .await
+        .map_err(|e| e.to_string())?;
     collect(ctx, name).await
 }
 
@@ -168,14 +157,7 @@ async fn compress(text: &[u8], c: rpcscan_datafusion::lines::FileCompressionType
 fn total(table: &str) -> u64 {
     table
         .lines()
-        .filter_map(|l| {
-            l.trim_end_matches('|')
-                .rsplit('|')
-                .next()?
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
+        .filter_map(|l| l.trim_end_matches('|').rsplit('|').next()?.trim().parse::<u64>().ok())
         .sum()
 }
 
@@ -186,11 +168,8 @@ async fn scheduler_and_two_executors_on_loopback() {
     std::fs::create_dir(&data).unwrap();
     write_logs(&data);
     // Not `.ndjson`: in the directory, outside the glob.
-    std::fs::write(
-        data.join("other.log"),
-        "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n",
-    )
-    .unwrap();
+    std::fs::write(data.join("other.log"), "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n")
+        .unwrap();
     // part-0 compressed: by extension (gzip, zstd) and by option (gzip without `.gz`).
     let packed = tmp.path().join("packed");
     std::fs::create_dir(&packed).unwrap();
@@ -209,10 +188,7 @@ async fn scheduler_and_two_executors_on_loopback() {
     text.extend_from_slice(b"\",\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":2}\n");
     std::fs::write(&big, text).unwrap();
 
-    let mut cluster = Cluster {
-        children: Vec::new(),
-        logs: tmp.path().to_path_buf(),
-    };
+    let mut cluster = Cluster { children: Vec::new(), logs: tmp.path().to_path_buf() };
     let ports = free_ports(7);
     let scheduler_port = ports[0].to_string();
     cluster.spawn(
@@ -268,9 +244,7 @@ async fn scheduler_and_two_executors_on_loopback() {
         );
     }
     cluster.wait_for("both executors to register", Duration::from_secs(60), |c| {
-        ["executor-1", "executor-2"]
-            .iter()
-            .all(|n| c.log(n).contains("registration succeed"))
+        ["executor-1", "executor-2"].iter().all(|n| c.log(n).contains("registration succeed"))
     });
 
     let scheduler = format!("127.0.0.1:{scheduler_port}");
@@ -283,19 +257,12 @@ async fn scheduler_and_two_executors_on_loopback() {
         ("dir", format!("'{d}/'"), all + 3),
         ("glob", format!("'{d}/*.ndjson'"), all),
         ("glob_one", format!("'{d}/part-[01].ndjson'"), 200 + 237),
-        (
-            "list",
-            format!("('{d}/part-0.ndjson', '{d}/other.log')"),
-            200 + 3,
-        ),
+        ("list", format!("('{d}/part-0.ndjson', '{d}/other.log')"), 200 + 3),
         ("big", format!("'{}'", big.display()), 2),
         ("gz_zst", format!("'{}/'", packed.display()), 2 * 200),
         (
             "gz_named",
-            format!(
-                "'{}/named.log' OPTIONS ('format.compression' 'gzip')",
-                packed_named.display()
-            ),
+            format!("'{}/named.log' OPTIONS ('format.compression' 'gzip')", packed_named.display()),
             200,
         ),
     ];
@@ -306,9 +273,7 @@ async fn scheduler_and_two_executors_on_loopback() {
         assert_eq!(distributed, embedded, "{name}: cluster and embedded differ");
         assert_eq!(total(&distributed), *rows, "{name}: {distributed}");
     }
-    let big_rows = query(&local, "big2", &format!("'{}'", big.display()))
-        .await
-        .unwrap();
+    let big_rows = query(&local, "big2", &format!("'{}'", big.display())).await.unwrap();
     assert!(
         big_rows.contains("| invalid | too_large | 1 |"),
         "a 17 MiB line is too_large, as in the CLI:\n{big_rows}"
@@ -318,8 +283,7 @@ async fn scheduler_and_two_executors_on_loopback() {
     let glob = format!("{d}/*.ndjson");
     for ctx in [&remote, &local] {
         let table = rpcscan_datafusion::LinesTable::try_new([glob.as_str()]).unwrap();
-        ctx.register_table("api_glob", std::sync::Arc::new(table))
-            .unwrap();
+        ctx.register_table("api_glob", std::sync::Arc::new(table)).unwrap();
     }
     let distributed = collect(&remote, "api_glob").await.unwrap();
     assert_eq!(distributed, collect(&local, "api_glob").await.unwrap());
@@ -329,18 +293,12 @@ async fn scheduler_and_two_executors_on_loopback() {
     let missing = format!("{d}/no-such-file.ndjson");
     for (name, location) in [
         ("missing", format!("'{missing}'")),
-        (
-            "missing_in_list",
-            format!("('{d}/part-0.ndjson', '{missing}')"),
-        ),
+        ("missing_in_list", format!("('{d}/part-0.ndjson', '{missing}')")),
         ("missing_dir_glob", format!("'{d}/no-such-dir/*.ndjson'")),
     ] {
         for ctx in [&remote, &local] {
             let err = query(ctx, name, &location).await.unwrap_err();
-            assert!(
-                err.contains("no-such-"),
-                "{name}: the error names the path: {err}"
-            );
+            assert!(err.contains("no-such-"), "{name}: the error names the path: {err}");
         }
     }
     assert!(rpcscan_datafusion::LinesTable::try_new([missing.as_str()])
@@ -361,30 +319,20 @@ async fn scheduler_and_two_executors_on_loopback() {
         let batches = ctx.sql(trace).await.unwrap().collect().await.unwrap();
         answers.push(pretty_format_batches(&batches).unwrap().to_string());
     }
-    assert_eq!(
-        answers[0], answers[1],
-        "metadata columns: cluster and embedded differ"
-    );
+    assert_eq!(answers[0], answers[1], "metadata columns: cluster and embedded differ");
     assert!(
-        answers[0]
-            .lines()
-            .any(|l| l.contains(&format!("| {d}/other.log "))
-                && l.contains("| 1     | 0       | bad_version |")),
+        answers[0].lines().any(|l| l.contains(&format!("| {d}/other.log "))
+            && l.contains("| 1     | 0       | bad_version |")),
         "{}",
         answers[0]
     );
 
     // A smaller limit travels with the plan to the executors.
-    let small_remote = rpcscan_ballista::remote_context_with_max_message_size(&scheduler, 60)
-        .await
-        .unwrap();
+    let small_remote =
+        rpcscan_ballista::remote_context_with_max_message_size(&scheduler, 60).await.unwrap();
     let small_local = rpcscan_ballista::local_context_with_max_message_size(60).unwrap();
-    let distributed = query(&small_remote, "small", &format!("'{d}/part-0.ndjson'"))
-        .await
-        .unwrap();
-    let embedded = query(&small_local, "small", &format!("'{d}/part-0.ndjson'"))
-        .await
-        .unwrap();
+    let distributed = query(&small_remote, "small", &format!("'{d}/part-0.ndjson'")).await.unwrap();
+    let embedded = query(&small_local, "small", &format!("'{d}/part-0.ndjson'")).await.unwrap();
     println!("limit 60:\n{distributed}");
     assert_eq!(distributed, embedded);
     assert!(distributed.contains("too_large"), "{distributed}");

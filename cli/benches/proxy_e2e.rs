@@ -28,11 +28,7 @@ fn main() {
         _ => {}
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let (messages, pings) = if full {
-        (200_000, 20_000)
-    } else {
-        (2_000, 200)
-    };
+    let (messages, pings) = if full { (200_000, 20_000) } else { (2_000, 200) };
     let (stream, expected) = generate(messages);
     println!(
         "stream: {messages} messages, {:.1} MiB, {} requests",
@@ -46,18 +42,12 @@ fn main() {
         let started = Instant::now();
         let got = pump(&mut child, &stream);
         let elapsed = started.elapsed();
-        assert_eq!(
-            got, expected,
-            "{relay:?}: every request answered once, ids restored"
-        );
+        assert_eq!(got, expected, "{relay:?}: every request answered once, ids restored");
         let mib_s = stream.len() as f64 / (1 << 20) as f64 / elapsed.as_secs_f64();
         println!("{:>24}: {elapsed:>10.2?}  {mib_s:>8.1} MiB/s", relay.name());
         results.push(mib_s);
     }
-    println!(
-        "rpcscan proxy / serde_json relay: {:.2}x",
-        results[0] / results[1]
-    );
+    println!("rpcscan proxy / serde_json relay: {:.2}x", results[0] / results[1]);
 
     let direct = latencies(&mut Relay::Echo.spawn(), pings);
     let proxied = latencies(&mut Relay::Rpcscan.spawn(), pings);
@@ -91,8 +81,7 @@ impl Relay {
         let mut cmd = match self {
             Relay::Rpcscan => {
                 let mut cmd = Command::new(env!("CARGO_BIN_EXE_rpcscan"));
-                cmd.args(["proxy", "--deny-tool", DENIED_TOOL, "--"])
-                    .arg(&me);
+                cmd.args(["proxy", "--deny-tool", DENIED_TOOL, "--"]).arg(&me);
                 cmd.env(ROLE, "echo");
                 cmd
             }
@@ -123,9 +112,9 @@ struct Answers {
 }
 
 fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
+    bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 /// MCP-like traffic: `tools/call` requests with integer, string and large ids and a text
@@ -158,9 +147,8 @@ fn generate(n: usize) -> (Vec<u8>, Answers) {
         };
         let tool = if r % 50 == 1 { DENIED_TOOL } else { "search" };
         let words = 4 + (r >> 8) % 40;
-        let query: Vec<String> = (0..words)
-            .map(|w| format!("w{}", (r >> (w % 48)) % 997))
-            .collect();
+        let query: Vec<String> =
+            (0..words).map(|w| format!("w{}", (r >> (w % 48)) % 997)).collect();
         let line = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"query":"{}","limit":{}}}}}}}"#,
             query.join(" "),
@@ -269,10 +257,7 @@ fn serde_relay() {
     let mut to_server = BufWriter::with_capacity(1 << 16, server.stdin.take().expect("stdin"));
     let from_server = server.stdout.take().expect("stdout");
     let table: Arc<Mutex<HashMap<u64, Value>>> = Arc::default();
-    let client = Arc::new(Mutex::new(BufWriter::with_capacity(
-        1 << 16,
-        std::io::stdout(),
-    )));
+    let client = Arc::new(Mutex::new(BufWriter::with_capacity(1 << 16, std::io::stdout())));
 
     let back = {
         let (table, client) = (table.clone(), client.clone());

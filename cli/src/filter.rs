@@ -87,11 +87,7 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
             },
         }
     }
-    pattern
-        .get(p..)
-        .unwrap_or_default()
-        .iter()
-        .all(|&c| c == b'*')
+    pattern.get(p..).unwrap_or_default().iter().all(|&c| c == b'*')
 }
 
 /// Length of the UTF-8 sequence a byte starts (1 for anything unexpected).

@@ -100,10 +100,7 @@ pub struct GatewayArgs {
 
 /// Runs the gateway until SIGINT or SIGTERM.
 pub fn run(args: GatewayArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("rpcscan gateway: cannot start the runtime: {e}");
@@ -123,10 +120,7 @@ async fn serve(args: GatewayArgs) -> u8 {
     };
     for addr in std::iter::once(&args.listen).chain(&args.metrics) {
         if !args.allow_remote && !addr.ip().is_loopback() {
-            return fail(
-                "refusing a non-loopback address without --allow-remote",
-                addr,
-            );
+            return fail("refusing a non-loopback address without --allow-remote", addr);
         }
     }
     let upstream = match args.upstream.parse() {
@@ -152,11 +146,8 @@ async fn serve(args: GatewayArgs) -> u8 {
         .max_body_size(args.max_body_size)
         .request_timeout(Some(args.request_timeout).filter(|t| !t.is_zero()));
     if metrics.is_some() || log.on() {
-        layer = layer.observer(Record {
-            metrics: metrics.clone(),
-            log,
-            policy: Arc::clone(&policy),
-        });
+        layer =
+            layer.observer(Record { metrics: metrics.clone(), log, policy: Arc::clone(&policy) });
     }
     if !policy.is_open() {
         layer = layer.policy(Globs(policy));
@@ -176,18 +167,14 @@ async fn serve(args: GatewayArgs) -> u8 {
         },
         None => None,
     };
-    let (Ok(mut sigterm), Ok(mut sigint)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
+    let (Ok(mut sigterm), Ok(mut sigint)) =
+        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
+    else {
         return fail("signals", &"cannot catch SIGTERM and SIGINT");
     };
     // Scripts and tests read the bound addresses (port 0) from these lines.
     if let Ok(at) = listener.local_addr() {
-        eprintln!(
-            "rpcscan gateway: listening on {at}, upstream {}",
-            args.upstream
-        );
+        eprintln!("rpcscan gateway: listening on {at}, upstream {}", args.upstream);
     }
     if let (Some(listener), Some(metrics)) = (metrics_listener, metrics) {
         if let Ok(at) = listener.local_addr() {
@@ -219,14 +206,12 @@ impl rpcscan_tower::Policy for Globs {
         }
         match self.0.check(msg) {
             Ok(()) => Decision::Forward,
-            Err(policy::Denial::Method) => Decision::Deny(Denial::new(
-                rpcscan::response::METHOD_NOT_FOUND,
-                "Method not found",
-            )),
-            Err(policy::Denial::Tool(_)) => Decision::Deny(Denial::new(
-                rpcscan::response::INVALID_PARAMS,
-                "Unknown tool",
-            )),
+            Err(policy::Denial::Method) => {
+                Decision::Deny(Denial::new(rpcscan::response::METHOD_NOT_FOUND, "Method not found"))
+            }
+            Err(policy::Denial::Tool(_)) => {
+                Decision::Deny(Denial::new(rpcscan::response::INVALID_PARAMS, "Unknown tool"))
+            }
             Err(policy::Denial::NoToolName) => Decision::Deny(Denial::new(
                 rpcscan::response::INVALID_PARAMS,
                 "Invalid params: params.name must be one string for the gateway's tool policy",

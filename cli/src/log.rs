@@ -71,26 +71,12 @@ impl Writer {
 /// Opens (creates or truncates) the log file; `None` logs nothing.
 pub fn open(path: Option<&Path>) -> io::Result<(Log, Writer)> {
     let Some(path) = path else {
-        return Ok((
-            Log { tx: None },
-            Writer {
-                tx: None,
-                thread: None,
-            },
-        ));
+        return Ok((Log { tx: None }, Writer { tx: None, thread: None }));
     };
     let file = File::create(path)?;
     let (tx, rx) = channel();
     let thread = std::thread::spawn(move || write_loop(rx, BufWriter::new(file)));
-    Ok((
-        Log {
-            tx: Some(tx.clone()),
-        },
-        Writer {
-            tx: Some(tx),
-            thread: Some(thread),
-        },
-    ))
+    Ok((Log { tx: Some(tx.clone()) }, Writer { tx: Some(tx), thread: Some(thread) }))
 }
 
 fn write_loop(rx: Receiver<Line>, mut out: BufWriter<File>) {

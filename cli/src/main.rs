@@ -179,29 +179,14 @@ struct Common {
     line_format: Option<Arc<Extract>>,
     /// Messages inside JSON log records: the dotted path of the member holding the message
     /// (an object, or a string holding its JSON). Records without it are counted and skipped.
-    #[arg(
-        long,
-        value_name = "PATH",
-        conflicts_with = "line_format",
-        help_heading = "Log lines"
-    )]
+    #[arg(long, value_name = "PATH", conflicts_with = "line_format", help_heading = "Log lines")]
     json_field: Option<String>,
     /// With --json-field: the record's timestamp (RFC 3339 / ISO 8601, no zone = UTC; or
     /// Unix seconds, or milliseconds from 10^11 on, integer or fractional).
-    #[arg(
-        long,
-        value_name = "PATH",
-        requires = "json_field",
-        help_heading = "Log lines"
-    )]
+    #[arg(long, value_name = "PATH", requires = "json_field", help_heading = "Log lines")]
     ts_field: Option<String>,
     /// With --json-field: the record's direction (any two distinct values).
-    #[arg(
-        long,
-        value_name = "PATH",
-        requires = "json_field",
-        help_heading = "Log lines"
-    )]
+    #[arg(long, value_name = "PATH", requires = "json_field", help_heading = "Log lines")]
     dir_field: Option<String>,
     /// Input files; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
@@ -343,11 +328,7 @@ impl Common {
         };
         Ok(Settings {
             // Log records are lines.
-            framing: if extract.is_some() {
-                Some(Framing::Ndjson)
-            } else {
-                self.framing.0
-            },
+            framing: if extract.is_some() { Some(Framing::Ndjson) } else { self.framing.0 },
             parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
             mmap: !self.no_mmap,
@@ -369,10 +350,7 @@ impl Common {
 
     fn setup_threads(&self) {
         if let Some(n) = self.threads.filter(|&n| n > 0) {
-            if let Err(e) = rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .build_global()
-            {
+            if let Err(e) = rayon::ThreadPoolBuilder::new().num_threads(n).build_global() {
                 warn(format_args!("cannot start {n} threads: {e}"));
             }
         }
@@ -422,10 +400,7 @@ fn main() -> ExitCode {
                 Err(code) => return code,
             };
             args.common.setup_threads();
-            let cmd = stats::Stats {
-                top: args.top,
-                json: args.json,
-            };
+            let cmd = stats::Stats { top: args.top, json: args.json };
             let start = Instant::now();
             let run =
                 input::run(&cmd, &settings, &args.common.inputs(), &mut out).and_then(|run| {
@@ -453,10 +428,7 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
-            let mut kinds = args
-                .kind
-                .iter()
-                .fold(0, |bits, &k| bits | filter::Filter::kind_bit(k));
+            let mut kinds = args.kind.iter().fold(0, |bits, &k| bits | filter::Filter::kind_bit(k));
             if args.invalid {
                 kinds |= filter::Filter::kind_bit(Kind::Invalid);
             }
@@ -487,11 +459,7 @@ fn main() -> ExitCode {
             };
             args.common.setup_threads();
             let cmd = respond::Respond {
-                supported: args
-                    .supported
-                    .into_iter()
-                    .filter(|m| !m.is_empty())
-                    .collect(),
+                supported: args.supported.into_iter().filter(|m| !m.is_empty()).collect(),
             };
             let run = input::run(&cmd, &settings, &args.common.inputs(), &mut out);
             exit(run, |_| 0)

@@ -54,9 +54,7 @@ pub struct PairArgs {
 /// `30s`, `500ms`, `2m`, `1h`, `1.5` (seconds) → a duration.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (number, unit) = s.split_at(split);
     let bad = || format!("{s:?} is not a duration (examples: 500ms, 30s, 5m, 1h)");
     let n: f64 = number.parse().map_err(|_| bad())?;
@@ -98,13 +96,7 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
             let (fact, label) = record.fact(&run.tally.arena);
             cmd.feed(&mut state, fact, label, &mut pending);
         }
-        let State {
-            pairing,
-            summary,
-            directions,
-            undirected,
-            ..
-        } = &mut *state;
+        let State { pairing, summary, directions, undirected, .. } = &mut *state;
         let pending = &mut pending;
         pairing.finish(|event| {
             summary.add(&event);
@@ -112,10 +104,7 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         });
         out.write(pending)?;
         unanswered = summary.unanswered_count();
-        let seen = DirectionsSeen {
-            labels: directions.labels(),
-            undirected: *undirected,
-        };
+        let seen = DirectionsSeen { labels: directions.labels(), undirected: *undirected };
         if cmd.json && !cmd.only_unanswered {
             out.write(&summary_json(summary, &seen))?;
         } else if !cmd.only_unanswered {
@@ -188,11 +177,8 @@ impl Record {
     /// The fact, and its direction label.
     fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
         let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
-        let text = |span: Span| {
-            bytes(span)
-                .and_then(|b| std::str::from_utf8(b).ok())
-                .map(Cow::Borrowed)
-        };
+        let text =
+            |span: Span| bytes(span).and_then(|b| std::str::from_utf8(b).ok()).map(Cow::Borrowed);
         let mut fact = Fact::new(self.kind, self.at);
         fact.id = bytes(self.id);
         fact.method = text(self.method);
@@ -221,9 +207,7 @@ struct State {
 impl Pair {
     fn state(&self) -> Box<State> {
         Box::new(State {
-            pairing: Pairing::new()
-                .max_in_flight(self.max_in_flight)
-                .timeout(self.timeout),
+            pairing: Pairing::new().max_in_flight(self.max_in_flight).timeout(self.timeout),
             summary: Summary::new(),
             directions: Directions::new(),
             undirected: 0,
@@ -234,13 +218,7 @@ impl Pair {
 
     /// Feeds one fact, travelling the way its `label` says, in input order.
     fn feed(&self, state: &mut State, fact: Fact<'_>, label: Option<&[u8]>, out: &mut Vec<u8>) {
-        let State {
-            pairing,
-            summary,
-            directions,
-            undirected,
-            ..
-        } = state;
+        let State { pairing, summary, directions, undirected, .. } = state;
         let direction = label.and_then(|l| directions.direction(l));
         *undirected += u64::from(label.is_some() && direction.is_none());
         let fact = fact.with_direction(direction);
@@ -280,9 +258,7 @@ impl Command for Pair {
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
         if let Some(fact) = self.fact_of(item) {
-            tally
-                .facts
-                .push(Record::new(&fact, item.dir, &mut tally.arena));
+            tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
         }
     }
 
@@ -336,10 +312,7 @@ impl Pair {
     /// responses, cancels and progress; with `--timeout`, any other timed message too (its
     /// time alone expires stragglers, as every timed line of the log does).
     fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
-        let at = Position {
-            line: item.line,
-            offset: item.offset,
-        };
+        let at = Position { line: item.line, offset: item.offset };
         let time = || item.ts.and_then(parse_time);
         let Verdict::Message(msg) = &item.verdict else {
             let time = self.timeout.and_then(|_| time())?;
@@ -376,13 +349,7 @@ impl std::fmt::Write for Text<'_> {
 /// A name for a terminal: control characters shown as escapes.
 fn printable(name: &str) -> String {
     name.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
         .collect()
 }
 
@@ -423,11 +390,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
     let mut latency = None;
     let mut extra = String::new();
     let name = match event {
-        Event::Paired {
-            request: r,
-            response: s,
-            latency: l,
-        } => {
+        Event::Paired { request: r, response: s, latency: l } => {
             request = Some(r);
             response = Some(s);
             latency = *l;
@@ -441,12 +404,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
             response = Some(s);
             "null_id_error"
         }
-        Event::Duplicate {
-            id: i,
-            method: m,
-            at,
-            earlier,
-        } => {
+        Event::Duplicate { id: i, method: m, at, earlier } => {
             id = Some(i);
             method = Some(*m);
             let _ = write!(extra, ",\"earlier_line\":{}", earlier.line);
@@ -492,9 +450,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"response_offset\":");
     write_offset(out, response_at);
     out.extend_from_slice(b",\"id\":");
-    let id = id
-        .or(request.map(|r| &r.id[..]))
-        .or(response.and_then(|s| s.id));
+    let id = id.or(request.map(|r| &r.id[..])).or(response.and_then(|s| s.id));
     write_raw(out, id);
     out.extend_from_slice(b",\"method\":");
     write_opt_str(out, method.or(request.map(|r| &*r.method)));
@@ -527,11 +483,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"progress\":");
     write_u64(out, request.map_or(0, |r| r.progress));
     out.extend_from_slice(b",\"cancelled\":");
-    out.extend_from_slice(if request.is_some_and(|r| r.cancelled) {
-        b"true"
-    } else {
-        b"false"
-    });
+    out.extend_from_slice(if request.is_some_and(|r| r.cancelled) { b"true" } else { b"false" });
     out.extend_from_slice(extra.as_bytes());
     out.extend_from_slice(b"}\n");
 }
@@ -581,19 +533,12 @@ fn first_lines(seen: &Seen) -> String {
         return String::new();
     }
     let lines: Vec<String> = seen.first_lines.iter().map(u64::to_string).collect();
-    let more = if seen.count > seen.first_lines.len() as u64 {
-        ", ..."
-    } else {
-        ""
-    };
+    let more = if seen.count > seen.first_lines.len() as u64 { ", ..." } else { "" };
     format!("  first lines {}{more}", lines.join(", "))
 }
 
 fn millis(d: Option<Duration>) -> String {
-    d.map_or_else(
-        || "-".to_owned(),
-        |d| format!("{:.1}ms", d.as_secs_f64() * 1000.0),
-    )
+    d.map_or_else(|| "-".to_owned(), |d| format!("{:.1}ms", d.as_secs_f64() * 1000.0))
 }
 
 fn codes(stat: &Stat) -> String {
@@ -612,23 +557,13 @@ fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, 
     let timed = rows.values().any(|s| s.latency.count() > 0);
     let _ = write!(t, "\n{title:<28} {:>10} {:>8}", "count", "errors");
     if timed {
-        let _ = write!(
-            t,
-            " {:>10} {:>10} {:>10} {:>10}",
-            "p50", "p90", "p99", "max"
-        );
+        let _ = write!(t, " {:>10} {:>10} {:>10} {:>10}", "p50", "p90", "p99", "max");
     }
     t.push_str("  error codes\n");
     let mut ranked: Vec<(&String, &Stat)> = rows.iter().collect();
     ranked.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
     for (name, stat) in ranked {
-        let _ = write!(
-            t,
-            "{:<28} {:>10} {:>8}",
-            printable(name),
-            stat.count,
-            stat.error_count()
-        );
+        let _ = write!(t, "{:<28} {:>10} {:>8}", printable(name), stat.count, stat.error_count());
         if timed {
             let l: &Latency = &stat.latency;
             let max = (l.count() > 0).then(|| l.max());
@@ -658,11 +593,7 @@ fn summary_table(s: &Summary, seen: &DirectionsSeen<'_>) -> String {
         let back = back.map_or_else(|| "(none seen)".to_owned(), show);
         let _ = write!(t, "{:<16} {} / {back}", "directions", show(there));
         if seen.undirected > 0 {
-            let _ = write!(
-                t,
-                "  ({} with another label: no direction)",
-                seen.undirected
-            );
+            let _ = write!(t, "  ({} with another label: no direction)", seen.undirected);
         }
         t.push('\n');
     }
@@ -687,20 +618,11 @@ fn summary_table(s: &Summary, seen: &DirectionsSeen<'_>) -> String {
     table(&mut t, "method", &s.methods);
     table(&mut t, "tool", &s.tools);
     if !s.unanswered.is_empty() {
-        let _ = writeln!(
-            t,
-            "\n{:<28} {:>10}  first lines",
-            "unanswered method", "count"
-        );
+        let _ = writeln!(t, "\n{:<28} {:>10}  first lines", "unanswered method", "count");
         for (method, seen) in &s.unanswered {
             let lines: Vec<String> = seen.first_lines.iter().map(u64::to_string).collect();
-            let _ = writeln!(
-                t,
-                "{:<28} {:>10}  {}",
-                printable(method),
-                seen.count,
-                lines.join(", ")
-            );
+            let _ =
+                writeln!(t, "{:<28} {:>10}  {}", printable(method), seen.count, lines.join(", "));
         }
     }
     t

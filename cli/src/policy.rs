@@ -34,10 +34,8 @@ pub struct Policy {
 
 /// MCP's own plumbing: lifecycle, liveness, cancellation, progress, tasks, discovery.
 pub fn is_protocol(method: &str) -> bool {
-    matches!(
-        method,
-        "initialize" | "ping" | "server/discover" | "subscriptions/listen"
-    ) || method.starts_with("notifications/")
+    matches!(method, "initialize" | "ping" | "server/discover" | "subscriptions/listen")
+        || method.starts_with("notifications/")
         || method.starts_with("tasks/")
 }
 
@@ -92,12 +90,7 @@ mod tests {
 
     fn policy(am: &[&str], dm: &[&str], at: &[&str], dt: &[&str]) -> Policy {
         let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
-        Policy {
-            allow_methods: v(am),
-            deny_methods: v(dm),
-            allow_tools: v(at),
-            deny_tools: v(dt),
-        }
+        Policy { allow_methods: v(am), deny_methods: v(dm), allow_tools: v(at), deny_tools: v(dt) }
     }
 
     fn check(p: &Policy, msg: &str) -> Result<(), Denial> {

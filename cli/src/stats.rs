@@ -139,13 +139,7 @@ fn ranked(map: &HashMap<Box<[u8]>, u64>) -> Vec<(&[u8], u64)> {
 fn printable(key: &[u8]) -> String {
     String::from_utf8_lossy(key)
         .chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
+        .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
         .collect()
 }
 
@@ -289,12 +283,7 @@ impl Stats {
                 "skipped lines"
             );
         }
-        let _ = writeln!(
-            s,
-            "{:<16}{} ({bytes} bytes)",
-            "bytes",
-            human_bytes(bytes as f64)
-        );
+        let _ = writeln!(s, "{:<16}{} ({bytes} bytes)", "bytes", human_bytes(bytes as f64));
         let _ = writeln!(s, "{:<16}{secs:.3} s", "elapsed");
         if t.non_message_events > 0 {
             // Not messages (docs/spec.md §7): outside the kind table and its shares.
@@ -315,11 +304,7 @@ impl Stats {
         let _ = writeln!(s, "\n{:<24}{:>12}{:>9}", "kind", "count", "share");
         for kind in Kind::ALL {
             let n = t.kinds[kind as usize];
-            let share = if t.messages > 0 {
-                100.0 * n as f64 / t.messages as f64
-            } else {
-                0.0
-            };
+            let share = if t.messages > 0 { 100.0 * n as f64 / t.messages as f64 } else { 0.0 };
             let _ = writeln!(s, "{:<24}{n:>12}{share:>8.1}%", kind.as_str());
         }
 
@@ -339,11 +324,8 @@ impl Stats {
                 let _ = writeln!(s, "{name:<width$}{n:>12}");
             }
             if t.other_methods > 0 {
-                let _ = writeln!(
-                    s,
-                    "{:<width$}{:>12}",
-                    "(beyond the method table)", t.other_methods
-                );
+                let _ =
+                    writeln!(s, "{:<width$}{:>12}", "(beyond the method table)", t.other_methods);
             }
         }
 

@@ -23,11 +23,7 @@ struct Out {
 impl std::fmt::Debug for Out {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let head: String = self.stdout.chars().take(2000).collect();
-        write!(
-            f,
-            "exit {:?}, stdout {head:?}, stderr {:?}",
-            self.code, self.stderr
-        )
+        write!(f, "exit {:?}, stdout {head:?}, stderr {:?}", self.code, self.stderr)
     }
 }
 
@@ -81,11 +77,7 @@ fn run(args: &[&str], input: In<'_>) -> Out {
         raw: output.stdout,
         stderr: String::from_utf8(output.stderr).unwrap(),
     };
-    assert!(
-        !out.stderr.contains("panicked"),
-        "rpcscan {args:?} panicked: {}",
-        out.stderr
-    );
+    assert!(!out.stderr.contains("panicked"), "rpcscan {args:?} panicked: {}", out.stderr);
     out
 }
 
@@ -139,8 +131,7 @@ const SAMPLE_KINDS: [&str; 10] = [
 
 fn sample() -> PathBuf {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| file("sample.ndjson", SAMPLE.as_bytes()))
-        .clone()
+    PATH.get_or_init(|| file("sample.ndjson", SAMPLE.as_bytes())).clone()
 }
 
 /// A few MB of generated MCP traffic (about 1% invalid), written once.
@@ -174,20 +165,15 @@ fn classify_json_is_one_object_per_message() {
     assert_eq!(out.code, Some(0));
     let lines = out.lines();
     assert_eq!(lines.len(), SAMPLE_KINDS.len());
-    let objects: Vec<serde_json::Value> = lines
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let objects: Vec<serde_json::Value> =
+        lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     for (o, kind) in objects.iter().zip(SAMPLE_KINDS) {
         assert_eq!(o["kind"], kind);
         // The offset is where the message starts in the file.
         let at = o["offset"].as_u64().unwrap() as usize;
         assert_eq!(&SAMPLE[at..at + 1], "{");
     }
-    let line_numbers: Vec<u64> = objects
-        .iter()
-        .map(|o| o["line"].as_u64().unwrap())
-        .collect();
+    let line_numbers: Vec<u64> = objects.iter().map(|o| o["line"].as_u64().unwrap()).collect();
     assert_eq!(line_numbers, [1, 2, 5, 6, 7, 8, 9, 10, 11, 12]);
     assert_eq!(objects[0]["method"], "tools/list");
     assert_eq!(objects[1]["id"], "abc");
@@ -197,10 +183,7 @@ fn classify_json_is_one_object_per_message() {
     assert_eq!(objects[6]["code"], -32700);
     assert_eq!(objects[6]["error_offset"], 5);
     assert_eq!(objects[7]["reason"], "bad_id");
-    assert_eq!(
-        (&objects[8]["reason"], &objects[8]["id"]),
-        (&"bad_params".into(), &7.into())
-    );
+    assert_eq!((&objects[8]["reason"], &objects[8]["id"]), (&"bad_params".into(), &7.into()));
     assert!(objects[0].get("reason").is_none());
     // Ids are echoed verbatim: no rounding of big integers, escapes kept.
     assert!(lines[3].contains(r#""id":123456789012345678901234567890,"#));
@@ -210,10 +193,7 @@ fn classify_json_is_one_object_per_message() {
 #[test]
 fn classify_json_names_files_when_given_several() {
     let path = sample();
-    let out = run(
-        &["classify", "--json", p(&path), "-"],
-        In::Pipe(SAMPLE.as_bytes()),
-    );
+    let out = run(&["classify", "--json", p(&path), "-"], In::Pipe(SAMPLE.as_bytes()));
     let lines = out.lines();
     assert_eq!(lines.len(), 2 * SAMPLE_KINDS.len());
     let first: serde_json::Value = serde_json::from_str(lines[0]).unwrap();
@@ -229,10 +209,7 @@ fn classify_check_sets_the_exit_code() {
         "valid.ndjson",
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
     );
-    assert_eq!(
-        run(&["classify", "--check", p(&valid)], In::Null).code,
-        Some(0)
-    );
+    assert_eq!(run(&["classify", "--check", p(&valid)], In::Null).code, Some(0));
     let out = run(&["classify", "--check", p(&sample())], In::Null);
     assert_eq!(out.code, Some(1));
     assert_eq!(out.lines().len(), SAMPLE_KINDS.len());
@@ -256,18 +233,9 @@ fn stats_counts_kinds_methods_codes_and_reasons() {
     );
     // `tools\/call` counts as `tools/call`.
     assert_eq!(v["distinct_methods"], 5);
-    assert_eq!(
-        v["methods"][0],
-        serde_json::json!({"method":"nope","count":1})
-    );
-    assert_eq!(
-        v["error_codes"],
-        serde_json::json!([{"code":-32700,"count":1}])
-    );
-    assert_eq!(
-        v["invalid_reasons"],
-        serde_json::json!({"syntax":1,"bad_id":1,"bad_params":1})
-    );
+    assert_eq!(v["methods"][0], serde_json::json!({"method":"nope","count":1}));
+    assert_eq!(v["error_codes"], serde_json::json!([{"code":-32700,"count":1}]));
+    assert_eq!(v["invalid_reasons"], serde_json::json!({"syntax":1,"bad_id":1,"bad_params":1}));
     assert!(v["elapsed_seconds"].is_number() && v["bytes_per_second"].is_number());
 
     let top = run(&["stats", "--json", "--top", "2", p(&path)], In::Null);
@@ -276,19 +244,8 @@ fn stats_counts_kinds_methods_codes_and_reasons() {
 
     let table = run(&["stats"], In::Pipe(SAMPLE.as_bytes()));
     assert_eq!(table.code, Some(0));
-    for needle in [
-        "messages",
-        "throughput",
-        "tools/call",
-        "-32700",
-        "bad_params",
-        "invalid",
-    ] {
-        assert!(
-            table.stdout.contains(needle),
-            "{needle} missing:\n{}",
-            table.stdout
-        );
+    for needle in ["messages", "throughput", "tools/call", "-32700", "bad_params", "invalid"] {
+        assert!(table.stdout.contains(needle), "{needle} missing:\n{}", table.stdout);
     }
 }
 
@@ -301,10 +258,7 @@ fn filter_prints_matching_messages_verbatim() {
         (&["--kind", "result,error"], &[4, 5]),
         (&["--kind", "result", "--kind", "error"], &[4, 5]),
         (&["--method", "tools/*"], &[0, 9]),
-        (
-            &["--method", "nope", "--method", "notifications/*"],
-            &[2, 3],
-        ),
+        (&["--method", "nope", "--method", "notifications/*"], &[2, 3]),
         (&["--method", "t??ls/call"], &[9]),
         (&["--invalid"], &[6, 7, 8]),
         (&["--id", "7"], &[8]),
@@ -313,10 +267,7 @@ fn filter_prints_matching_messages_verbatim() {
         (&["--id", "\"abc\""], &[1]),
         (&["--id", "null"], &[5]),
         (&["--id", "1", "--kind", "result"], &[4]),
-        (
-            &["-v", "--kind", "request", "--kind", "invalid"],
-            &[2, 4, 5],
-        ),
+        (&["-v", "--kind", "request", "--kind", "invalid"], &[2, 4, 5]),
         (&[], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),
     ];
     for (args, want) in cases {
@@ -324,10 +275,7 @@ fn filter_prints_matching_messages_verbatim() {
         argv.extend_from_slice(args);
         argv.push(p(&path));
         let out = run(&argv, In::Null);
-        let expected: Vec<&str> = want
-            .iter()
-            .map(|&i| lines[i].trim_end_matches('\r'))
-            .collect();
+        let expected: Vec<&str> = want.iter().map(|&i| lines[i].trim_end_matches('\r')).collect();
         assert_eq!(out.lines(), expected, "{args:?}");
         assert_eq!(out.code, Some(0), "{args:?}");
 
@@ -342,10 +290,7 @@ fn filter_exits_1_when_nothing_matches() {
     let path = sample();
     let out = run(&["filter", "--method", "absent/*", p(&path)], In::Null);
     assert_eq!((out.code, out.stdout.as_str()), (Some(1), ""));
-    let count = run(
-        &["filter", "-c", "--id", "999"],
-        In::Pipe(SAMPLE.as_bytes()),
-    );
+    let count = run(&["filter", "-c", "--id", "999"], In::Pipe(SAMPLE.as_bytes()));
     assert_eq!((count.code, count.stdout.as_str()), (Some(1), "0\n"));
     let empty = run(&["filter"], In::Pipe(b""));
     assert_eq!(empty.code, Some(1));
@@ -356,14 +301,8 @@ const NOT_FOUND: &str = r#""error": {"code": -32601, "message": "Method not foun
 #[test]
 fn respond_answers_like_a_gateway() {
     let cases: &[(&str, &str)] = &[
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-            "supported",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{}}"#,
-            "supported",
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, "supported"),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{}}"#, "supported"),
         (
             r#"{"jsonrpc":"2.0","id":"req-1","method":"resources/list"}"#,
             r#"{"jsonrpc": "2.0", "id": "req-1", "error": {"code": -32601, "message": "Method not found"}}"#,
@@ -376,15 +315,9 @@ fn respond_answers_like_a_gateway() {
             r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"nope"}"#,
             r#"{"jsonrpc": "2.0", "id": 123456789012345678901234567890, "error": {"code": -32601, "message": "Method not found"}}"#,
         ),
-        (
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            "",
-        ),
+        (r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, ""),
         (r#"{"jsonrpc":"2.0","id":1,"result":{}}"#, ""),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#,
-            "",
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}"#, ""),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list""#,
             r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}"#,
@@ -407,11 +340,7 @@ fn respond_answers_like_a_gateway() {
     for (message, answer) in cases {
         let out = run(&["respond"], In::Pipe(format!("{message}\n").as_bytes()));
         assert_eq!(out.code, Some(0));
-        let want = if answer.is_empty() {
-            String::new()
-        } else {
-            format!("{answer}\n")
-        };
+        let want = if answer.is_empty() { String::new() } else { format!("{answer}\n") };
         assert_eq!(out.stdout, want, "{message}");
         all.push_str(message);
         all.push('\n');
@@ -433,17 +362,8 @@ fn respond_supported_list_is_configurable() {
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
         "\n"
     );
-    let out = run(
-        &["respond", "--supported", "ping,initialize"],
-        In::Pipe(input.as_bytes()),
-    );
-    assert_eq!(
-        out.lines(),
-        [
-            "supported",
-            &format!(r#"{{"jsonrpc": "2.0", "id": 2, {NOT_FOUND}"#)
-        ]
-    );
+    let out = run(&["respond", "--supported", "ping,initialize"], In::Pipe(input.as_bytes()));
+    assert_eq!(out.lines(), ["supported", &format!(r#"{{"jsonrpc": "2.0", "id": 2, {NOT_FOUND}"#)]);
     let none = run(&["respond", "--supported", ""], In::Pipe(input.as_bytes()));
     assert_eq!(none.lines().len(), 2);
     assert!(none.lines().iter().all(|l| l.ends_with(NOT_FOUND)));
@@ -453,17 +373,10 @@ fn respond_supported_list_is_configurable() {
 fn usage_and_io_errors_exit_2() {
     let missing = run(&["classify", "/nonexistent/rpcscan.ndjson"], In::Null);
     assert_eq!(missing.code, Some(2));
-    assert!(
-        missing.stderr.contains("/nonexistent/rpcscan.ndjson"),
-        "{}",
-        missing.stderr
-    );
+    assert!(missing.stderr.contains("/nonexistent/rpcscan.ndjson"), "{}", missing.stderr);
     // The other inputs are still scanned.
     let partial = run(&["classify", "/nonexistent/x", p(&sample())], In::Null);
-    assert_eq!(
-        (partial.code, partial.lines().len()),
-        (Some(2), SAMPLE_KINDS.len())
-    );
+    assert_eq!((partial.code, partial.lines().len()), (Some(2), SAMPLE_KINDS.len()));
     let dir = run(&["stats", env!("CARGO_TARGET_TMPDIR")], In::Null);
     assert_eq!(dir.code, Some(2));
     assert!(dir.stderr.contains("is a directory"), "{}", dir.stderr);
@@ -492,24 +405,11 @@ fn help_and_version() {
     assert!(version.stdout.starts_with("rpcscan "));
     let help = run(&["--help"], In::Null);
     assert_eq!(help.code, Some(0));
-    for needle in [
-        "classify",
-        "stats",
-        "filter",
-        "respond",
-        "Examples",
-        "Exit status",
-    ] {
+    for needle in ["classify", "stats", "filter", "respond", "Examples", "Exit status"] {
         assert!(help.stdout.contains(needle), "{needle}");
     }
     let sub = run(&["filter", "--help"], In::Null);
-    for needle in [
-        "--framing",
-        "--mode",
-        "--max-message-size",
-        "--threads",
-        "--no-mmap",
-    ] {
+    for needle in ["--framing", "--mode", "--max-message-size", "--threads", "--no-mmap"] {
         assert!(sub.stdout.contains(needle), "{needle}");
     }
 }
@@ -517,10 +417,7 @@ fn help_and_version() {
 #[test]
 fn broken_pipe_exits_quietly() {
     let (path, _) = big();
-    for args in [
-        vec!["classify", "--json", p(path)],
-        vec!["filter", "--no-mmap", p(path)],
-    ] {
+    for args in [vec!["classify", "--json", p(path)], vec!["filter", "--no-mmap", p(path)]] {
         let mut child = Command::new(BIN)
             .args(&args)
             .stdin(Stdio::null())
@@ -534,12 +431,7 @@ fn broken_pipe_exits_quietly() {
         assert!(first.starts_with('{'));
         drop(stdout);
         let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
         let status = child.wait().unwrap();
         assert_eq!(stderr, "", "{args:?}");
         assert_eq!(status.code(), Some(0), "{args:?}");
@@ -548,10 +440,8 @@ fn broken_pipe_exits_quietly() {
 
 #[test]
 fn oversized_messages_are_invalid_too_large_and_skipped() {
-    let long = format!(
-        r#"{{"jsonrpc":"2.0","id":5,"method":"m","params":["{}"]}}"#,
-        "x".repeat(300_000)
-    );
+    let long =
+        format!(r#"{{"jsonrpc":"2.0","id":5,"method":"m","params":["{}"]}}"#, "x".repeat(300_000));
     let small = r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#;
     let input = format!("{small}\n{long}\n{small}\n{long}");
     let path = file("oversized.ndjson", input.as_bytes());
@@ -568,15 +458,9 @@ fn oversized_messages_are_invalid_too_large_and_skipped() {
             v.extend_from_slice(args);
             v
         };
-        let classify = run(
-            &[&argv("classify")[..], &["--json"]].concat(),
-            clone(&input),
-        );
-        let objects: Vec<serde_json::Value> = classify
-            .lines()
-            .iter()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        let classify = run(&[&argv("classify")[..], &["--json"]].concat(), clone(&input));
+        let objects: Vec<serde_json::Value> =
+            classify.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(objects.len(), 4, "{args:?}");
         for i in [1, 3] {
             assert_eq!(objects[i]["reason"], "too_large", "{args:?}");
@@ -584,23 +468,13 @@ fn oversized_messages_are_invalid_too_large_and_skipped() {
             assert_eq!(objects[i]["line"], i + 1);
             assert_eq!(
                 objects[i]["offset"],
-                if i == 1 {
-                    small.len() + 1
-                } else {
-                    2 * small.len() + long.len() + 3
-                }
+                if i == 1 { small.len() + 1 } else { 2 * small.len() + long.len() + 3 }
             );
         }
         let respond = run(&argv("respond"), clone(&input));
         let parse_error = r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}"#;
-        assert_eq!(
-            respond.lines(),
-            ["supported", parse_error, "supported", parse_error]
-        );
-        let filter = run(
-            &[&argv("filter")[..], &["--invalid"]].concat(),
-            clone(&input),
-        );
+        assert_eq!(respond.lines(), ["supported", parse_error, "supported", parse_error]);
+        let filter = run(&[&argv("filter")[..], &["--invalid"]].concat(), clone(&input));
         assert_eq!((filter.code, filter.stdout.as_str()), (Some(0), ""));
         assert!(filter.stderr.contains("too_large"), "{}", filter.stderr);
         // The default limit (16 MiB) lets them through.
@@ -632,11 +506,8 @@ fn framed() -> Vec<(&'static str, Vec<u8>)> {
     for m in msgs {
         ndjson.extend_from_slice(format!("{m}\n").as_bytes());
         content_length.extend_from_slice(
-            format!(
-                "Content-Length: {}\r\nContent-Type: application/json\r\n\r\n{m}",
-                m.len()
-            )
-            .as_bytes(),
+            format!("Content-Length: {}\r\nContent-Type: application/json\r\n\r\n{m}", m.len())
+                .as_bytes(),
         );
         sse.extend_from_slice(format!("event: message\ndata: {m}\n\n").as_bytes());
         json_seq.extend_from_slice(format!("\x1e{m}\n").as_bytes());
@@ -708,26 +579,14 @@ fn parallel_mmap_and_single_threaded_streaming_agree() {
         assert_eq!(parallel.code, Some(0));
         assert!(parallel.stdout.lines().count() > 100, "{cmd:?}");
         let serial = run(&args(&["--threads", "1", "--no-mmap", p(path)]), In::Null);
-        assert!(
-            parallel.raw == serial.raw,
-            "{cmd:?}: mmap+threads differs from --no-mmap"
-        );
+        assert!(parallel.raw == serial.raw, "{cmd:?}: mmap+threads differs from --no-mmap");
         let piped = run(&args(&[]), In::Pipe(bytes));
-        assert!(
-            parallel.raw == piped.raw,
-            "{cmd:?}: mmap differs from a pipe"
-        );
+        assert!(parallel.raw == piped.raw, "{cmd:?}: mmap differs from a pipe");
         let stdin_file = run(&args(&[]), In::File(path));
-        assert!(
-            parallel.raw == stdin_file.raw,
-            "{cmd:?}: mmap differs from stdin file"
-        );
+        assert!(parallel.raw == stdin_file.raw, "{cmd:?}: mmap differs from stdin file");
     }
     let stats = |extra: &[&str]| {
-        stats_without_timing(&run(
-            &[&["stats", "--json", "--top", "0"], extra].concat(),
-            In::Null,
-        ))
+        stats_without_timing(&run(&[&["stats", "--json", "--top", "0"], extra].concat(), In::Null))
     };
     let parallel = stats(&["-j", "3", p(path)]);
     assert_eq!(parallel, stats(&["-j", "1", "--no-mmap", p(path)]));
@@ -736,10 +595,7 @@ fn parallel_mmap_and_single_threaded_streaming_agree() {
     assert!(parallel["kinds"]["invalid"].as_u64().unwrap() > 0);
     // Two copies of a file, in parallel, count twice.
     let twice = stats(&[p(path), p(path)]);
-    assert_eq!(
-        twice["messages"],
-        2 * parallel["messages"].as_u64().unwrap()
-    );
+    assert_eq!(twice["messages"], 2 * parallel["messages"].as_u64().unwrap());
 }
 
 #[test]
@@ -778,10 +634,7 @@ fn respond_answers_a_live_stream_before_it_ends() {
         }
     });
     for (message, answer) in [
-        (
-            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-            "supported".to_owned(),
-        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, "supported".to_owned()),
         (
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
             format!("{{\"jsonrpc\": \"2.0\", \"id\": 2, {NOT_FOUND}"),
@@ -810,11 +663,8 @@ fn content_length_framing_errors_are_invalid_and_the_stream_goes_on() {
     let path = file("errors.lsp", input.as_bytes());
     let classify = run(&["classify", "--json", p(&path)], In::Null);
     assert_eq!(classify.code, Some(0));
-    let objects: Vec<serde_json::Value> = classify
-        .lines()
-        .iter()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let objects: Vec<serde_json::Value> =
+        classify.lines().iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(objects.first().unwrap()["kind"], "request");
     assert_eq!(objects.last().unwrap()["kind"], "request");
     assert!(objects.len() > 2);
@@ -850,10 +700,7 @@ fn empty_and_blank_inputs_have_no_messages() {
                 (Some(0), Some(bytes.len() as u64))
             );
         }
-        assert_eq!(
-            run(&["classify", "--check", p(&path)], In::Null).code,
-            Some(0)
-        );
+        assert_eq!(run(&["classify", "--check", p(&path)], In::Null).code, Some(0));
         assert_eq!(run(&["filter", p(&path)], In::Null).code, Some(1));
     }
 }
@@ -865,14 +712,8 @@ fn an_oversized_blank_line_is_reported_like_the_library_decoder_does() {
     let path = file("blank-oversized.ndjson", input.as_bytes());
     let want = ["notification", "invalid", "notification", "invalid"];
     for (args, input) in [
-        (
-            vec!["classify", "--max-message-size", "1k", p(&path)],
-            In::Null,
-        ),
-        (
-            vec!["classify", "--max-message-size", "1k"],
-            In::Pipe(input.as_bytes()),
-        ),
+        (vec!["classify", "--max-message-size", "1k", p(&path)], In::Null),
+        (vec!["classify", "--max-message-size", "1k"], In::Pipe(input.as_bytes())),
     ] {
         assert_eq!(run(&args, input).lines(), want, "{args:?}");
     }
@@ -891,10 +732,7 @@ fn a_failing_stdout_is_an_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("write error") && !stderr.contains("panicked"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("write error") && !stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]
@@ -907,11 +745,7 @@ fn stdin_twice_reads_it_once() {
 #[test]
 fn pipe_chunking_does_not_matter() {
     let (_, bytes) = big();
-    let cut = bytes[..1_500_000]
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .unwrap()
-        + 1;
+    let cut = bytes[..1_500_000].iter().rposition(|&b| b == b'\n').unwrap() + 1;
     let data = &bytes[..cut];
     let path = file("chunky.ndjson", data);
     // Small limit: some lines are dropped as they stream by, across reads.
@@ -943,27 +777,16 @@ fn pipe_chunking_does_not_matter() {
     child.stdout.take().unwrap().read_to_end(&mut got).unwrap();
     feeder.join().unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
-    assert!(
-        got == want.raw,
-        "a chunked pipe gives other answers than the file"
-    );
+    assert!(got == want.raw, "a chunked pipe gives other answers than the file");
 }
 
 #[test]
 fn a_directory_is_a_directory_not_a_read_error() {
     let dir = env!("CARGO_TARGET_TMPDIR");
-    for args in [
-        &["classify", dir][..],
-        &["classify", "--no-mmap", dir],
-        &["respond", dir],
-    ] {
+    for args in [&["classify", dir][..], &["classify", "--no-mmap", dir], &["respond", dir]] {
         let out = run(args, In::Null);
         assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
-        assert_eq!(
-            out.stderr,
-            format!("rpcscan: {dir}: is a directory\n"),
-            "{args:?}"
-        );
+        assert_eq!(out.stderr, format!("rpcscan: {dir}: is a directory\n"), "{args:?}");
         assert!(out.raw.is_empty(), "{args:?}: {out:?}");
     }
     // The other inputs are still scanned.
@@ -987,15 +810,7 @@ fn stats_prints_no_report_of_zeros_after_an_input_failed() {
         assert_eq!(out.stderr.lines().count(), 1, "{args:?}: {out:?}");
     }
     // What the inputs that could be read add up to is still reported.
-    let partial = run(
-        &[
-            "stats",
-            "--json",
-            "/nonexistent/rpcscan.ndjson",
-            p(&sample()),
-        ],
-        In::Null,
-    );
+    let partial = run(&["stats", "--json", "/nonexistent/rpcscan.ndjson", p(&sample())], In::Null);
     assert_eq!(partial.code, Some(2));
     let report: serde_json::Value = serde_json::from_str(&partial.stdout).unwrap();
     assert_eq!(report["messages"], SAMPLE_KINDS.len());
@@ -1050,25 +865,12 @@ fn binary_looking_input_gets_one_warning_and_is_still_scanned() {
 fn shared_options_have_their_own_help_heading() {
     for sub in ["classify", "stats", "filter", "respond"] {
         let help = run(&[sub, "--help"], In::Null).stdout;
-        let (own, shared) = help
-            .split_once("\nInput options:\n")
-            .unwrap_or_else(|| panic!("{sub}: {help}"));
-        for option in [
-            "--framing",
-            "--mode",
-            "--max-message-size",
-            "--threads",
-            "--no-mmap",
-        ] {
-            assert!(
-                shared.contains(option) && !own.contains(option),
-                "{sub} {option}"
-            );
+        let (own, shared) =
+            help.split_once("\nInput options:\n").unwrap_or_else(|| panic!("{sub}: {help}"));
+        for option in ["--framing", "--mode", "--max-message-size", "--threads", "--no-mmap"] {
+            assert!(shared.contains(option) && !own.contains(option), "{sub} {option}");
         }
-        assert!(
-            own.contains("--help") && !shared.contains("--help"),
-            "{sub}"
-        );
+        assert!(own.contains("--help") && !shared.contains("--help"), "{sub}");
         assert!(own.contains("Arguments:\n  [FILE]..."), "{sub}");
         assert!(shared.contains("(not given, or 0: one per core)"), "{sub}");
         for values in [
@@ -1103,10 +905,7 @@ fn sse_non_message_events_are_skipped_and_counted() {
         assert_eq!(out.lines(), ["result", "notification"], "{args:?}");
     }
     let piped = run(&["classify", "--check"], In::Pipe(capture.as_bytes()));
-    assert_eq!(
-        (piped.code, piped.lines()),
-        (Some(0), vec!["result", "notification"])
-    );
+    assert_eq!((piped.code, piped.lines()), (Some(0), vec!["result", "notification"]));
 
     let stats = run(&["stats", "--json", p(&path)], In::Null);
     let v: serde_json::Value = serde_json::from_str(&stats.stdout).unwrap();

@@ -40,11 +40,7 @@ fn run(args: &[&str], stdin: &[u8]) -> (Option<i32>, Vec<u8>, String) {
 fn objects(args: &[&str], stdin: &[u8]) -> Vec<Value> {
     let (code, out, err) = run(args, stdin);
     assert_eq!(code, Some(0), "{args:?}: {err}");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
@@ -122,10 +118,7 @@ fn lines_without_a_message_are_counted_and_skipped() {
     let log = format!(
         "# started\n{STDIO}2025-05-14T22:53:23.200Z [STDERR] {{\"jsonrpc\":\"2.0\",\"method\":\"x\"}}\n\n   \nnot even close\n"
     );
-    let stats = objects(
-        &["stats", "--json", "--line-format", STDIO_FORMAT],
-        log.as_bytes(),
-    );
+    let stats = objects(&["stats", "--json", "--line-format", STDIO_FORMAT], log.as_bytes());
     assert_eq!(stats[0]["messages"], 2);
     assert_eq!(stats[0]["skipped_lines"]["no_match"], 3); // blank lines are no records
     assert_eq!(stats[0]["kinds"]["invalid"], 0);
@@ -137,10 +130,7 @@ fn lines_without_a_message_are_counted_and_skipped() {
     let kinds = classified(&["--line-format", STDIO_FORMAT], &log);
     assert_eq!((kinds[0].1, kinds[1].1), (2, 3));
     // Bare NDJSON counts nothing skipped.
-    let bare = objects(
-        &["stats", "--json"],
-        b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n",
-    );
+    let bare = objects(&["stats", "--json"], b"{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n");
     assert_eq!(bare[0]["skipped_lines"]["no_match"], 0);
 }
 
@@ -154,36 +144,21 @@ fn a_message_field_that_is_a_string_with_escapes() {
         r#"{"msg":"not json at all"}"#,
         "\n",
     );
-    let out = objects(
-        &["classify", "--json", "--json-field", "msg"],
-        record.as_bytes(),
-    );
+    let out = objects(&["classify", "--json", "--json-field", "msg"], record.as_bytes());
     assert_eq!(out[0]["kind"], "request");
     assert_eq!(out[0]["id"], "é"); // `"\u00e9"` decodes to é
     assert_eq!(out[0]["method"], "tools/list");
     // The outer string's \u0000 decodes to a raw control character inside the message's
     // string: invalid JSON, reported (not skipped).
-    assert_eq!(
-        (out[1]["kind"].as_str(), out[1]["code"].as_i64()),
-        (Some("invalid"), Some(-32700))
-    );
+    assert_eq!((out[1]["kind"].as_str(), out[1]["code"].as_i64()), (Some("invalid"), Some(-32700)));
     assert_eq!(out[2]["kind"], "invalid");
     // Nested paths, and `filter` prints the original record.
     let nested = r#"{"event":{"payload":"{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}"}}"#;
     let (code, printed, _) = run(
-        &[
-            "filter",
-            "--kind",
-            "result",
-            "--json-field",
-            "event.payload",
-        ],
+        &["filter", "--kind", "result", "--json-field", "event.payload"],
         format!("{nested}\n").as_bytes(),
     );
-    assert_eq!(
-        (code, printed),
-        (Some(0), format!("{nested}\n").into_bytes())
-    );
+    assert_eq!((code, printed), (Some(0), format!("{nested}\n").into_bytes()));
 }
 
 #[test]
@@ -204,14 +179,8 @@ fn a_missing_field_is_counted_and_skipped() {
     assert_eq!(stats[0]["messages"], 1);
     // A duplicated member is no message (which one would count?), an array no record.
     let skipped = &stats[0]["skipped_lines"];
-    assert_eq!(
-        (&skipped["no_message_field"], &skipped["no_match"]),
-        (&3.into(), &1.into())
-    );
-    let (code, _, _) = run(
-        &["filter", "--json-field", "msg", "--method", "nope"],
-        log.as_bytes(),
-    );
+    assert_eq!((&skipped["no_message_field"], &skipped["no_match"]), (&3.into(), &1.into()));
+    let (code, _, _) = run(&["filter", "--json-field", "msg", "--method", "nope"], log.as_bytes());
     assert_eq!(code, Some(1));
 }
 
@@ -240,15 +209,7 @@ fn non_utf8_bytes_in_the_prefix() {
         );
     }
     // Without `(?-u)`, `\S` is a Unicode class: the line does not match.
-    let stats = objects(
-        &[
-            "stats",
-            "--json",
-            "--line-format",
-            r"^(?<ts>\S+) (?<msg>\{.*)",
-        ],
-        &log,
-    );
+    let stats = objects(&["stats", "--json", "--line-format", r"^(?<ts>\S+) (?<msg>\{.*)"], &log);
     assert_eq!(stats[0]["messages"], 0);
 }
 
@@ -259,13 +220,7 @@ fn usage_errors_exit_2() {
         &["stats", "--line-format", "(?<msg>"],
         &["stats", "--json-field", "a..b"],
         &["stats", "--ts-field", "ts"],
-        &[
-            "stats",
-            "--json-field",
-            "msg",
-            "--line-format",
-            "(?<msg>.*)",
-        ],
+        &["stats", "--json-field", "msg", "--line-format", "(?<msg>.*)"],
     ] {
         let (code, _, err) = run(args, b"");
         assert_eq!(code, Some(2), "{args:?}: {err}");
@@ -304,26 +259,16 @@ fn proxy_logs_are_recognised_without_options() {
     let pairs: Vec<(&str, f64)> = events
         .iter()
         .filter(|o| o["event"] == "pair")
-        .map(|o| {
-            (
-                o["method"].as_str().unwrap(),
-                o["latency_ms"].as_f64().unwrap(),
-            )
-        })
+        .map(|o| (o["method"].as_str().unwrap(), o["latency_ms"].as_f64().unwrap()))
         .collect();
-    assert_eq!(
-        pairs,
-        [("tools/list", 0.556), ("sampling/createMessage", 250.0)]
-    );
+    assert_eq!(pairs, [("tools/list", 0.556), ("sampling/createMessage", 250.0)]);
     let summary = events.last().unwrap();
     assert_eq!(summary["directions"], serde_json::json!(["c2s", "s2c"]));
     // Offsets point into the file: at the embedded message.
     let first = &events[0];
     assert_eq!(
         first["request_offset"],
-        PROXY_LOG
-            .find(r#"{"jsonrpc":"2.0","id":"a","method""#)
-            .unwrap()
+        PROXY_LOG.find(r#"{"jsonrpc":"2.0","id":"a","method""#).unwrap()
     );
     // A log may start with one of the proxy's own records.
     let signal = format!(
@@ -334,10 +279,7 @@ fn proxy_logs_are_recognised_without_options() {
     assert_eq!(stats[0]["messages"], 4);
     assert_eq!(stats[0]["skipped_lines"]["proxy_records"], 2);
     // Bare NDJSON is not mistaken for one.
-    let bare = objects(
-        &["stats", "--json"],
-        b"{\"jsonrpc\":\"2.0\",\"method\":\"ts\"}\n",
-    );
+    let bare = objects(&["stats", "--json"], b"{\"jsonrpc\":\"2.0\",\"method\":\"ts\"}\n");
     assert_eq!(bare[0]["messages"], 1);
 }
 
@@ -355,39 +297,21 @@ fn pair_latencies_and_timeouts_from_timestamps() {
         r#"{"time":1764410405.5,"direction":"out","payload":"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"}"#,
         "\n",
     );
-    let args = [
-        "--json-field",
-        "payload",
-        "--ts-field",
-        "time",
-        "--dir-field",
-        "direction",
-    ];
+    let args = ["--json-field", "payload", "--ts-field", "time", "--dir-field", "direction"];
     let mut all = vec!["pair", "--json", "--timeout", "2s"];
     all.extend_from_slice(&args);
     let events = objects(&all, log.as_bytes());
     let got: Vec<(String, Value)> = events
         .iter()
         .filter(|o| o["event"] != "summary")
-        .map(|o| {
-            (
-                o["event"].as_str().unwrap().to_owned(),
-                o["latency_ms"].clone(),
-            )
-        })
+        .map(|o| (o["event"].as_str().unwrap().to_owned(), o["latency_ms"].clone()))
         .collect();
     // Request 2 (in 2025: the ISO time is a year before) times out when request 3 comes.
-    let expected = [
-        ("pair", Value::from(120.0)),
-        ("unanswered", Value::Null),
-        ("pair", Value::from(500.0)),
-    ];
+    let expected =
+        [("pair", Value::from(120.0)), ("unanswered", Value::Null), ("pair", Value::from(500.0))];
     assert_eq!(got.len(), expected.len(), "{events:?}");
     for ((event, latency), (want_event, want_latency)) in got.iter().zip(expected) {
-        assert_eq!(
-            (event.as_str(), latency.as_f64()),
-            (want_event, want_latency.as_f64())
-        );
+        assert_eq!((event.as_str(), latency.as_f64()), (want_event, want_latency.as_f64()));
     }
     assert_eq!(events[1]["ending"], "timed_out");
     let summary = events.last().unwrap();
@@ -400,10 +324,7 @@ fn pair_latencies_and_timeouts_from_timestamps() {
     assert_eq!(code, Some(0));
     let table = String::from_utf8(table).unwrap();
     assert!(table.contains("directions       in / out"), "{table}");
-    assert!(
-        table.contains("p99") && table.contains("120.0ms"),
-        "{table}"
-    );
+    assert!(table.contains("p99") && table.contains("120.0ms"), "{table}");
 }
 
 /// One event of the reference or of `rpcscan pair --json`, as text: its kind, its line
@@ -414,19 +335,9 @@ fn expected_events(log: &[Entry], lines: &[u64], timeout_ms: Option<u64>) -> Vec
     reference(log, 1000, timeout_ms)
         .iter()
         .map(|e| match e {
-            PairEvent::Paired {
-                request,
-                response,
-                progress,
-                latency_ms,
-                ..
-            } => {
+            PairEvent::Paired { request, response, progress, latency_ms, .. } => {
                 let latency = latency_ms.map_or("null".to_owned(), |ms| format!("{ms}"));
-                format!(
-                    "pair {} {} {progress} {latency}",
-                    line(request),
-                    line(response)
-                )
+                format!("pair {} {} {progress} {latency}", line(request), line(response))
             }
             PairEvent::Orphan(at) => format!("orphan {}", line(at)),
             PairEvent::Duplicate { at, .. } => format!("duplicate {}", line(at)),
@@ -453,10 +364,7 @@ fn got_events(out: &[Value]) -> Vec<String> {
                     let latency = o["latency_ms"]
                         .as_f64()
                         .map_or("null".to_owned(), |ms| format!("{}", ms.round() as u64));
-                    format!(
-                        "pair {line} {} {} {latency}",
-                        o["response_line"], o["progress"]
-                    )
+                    format!("pair {line} {} {} {latency}", o["response_line"], o["progress"])
                 }
                 "unanswered" | "cancelled" => {
                     format!("{event} {line} {}", o["ending"].as_str().unwrap())
@@ -474,9 +382,8 @@ fn got_events(out: &[Value]) -> Vec<String> {
 fn wrapped_logs_match_the_pairing_reference() {
     for wrapper in Wrapper::ALL {
         for (seed, timeout_ms) in [(11u64, None), (12, Some(2000))] {
-            let mut log: Vec<Entry> = (0..6)
-                .flat_map(|s| pairlog::log(seed * 100 + s, 4000))
-                .collect();
+            let mut log: Vec<Entry> =
+                (0..6).flat_map(|s| pairlog::log(seed * 100 + s, 4000)).collect();
             if wrapper == Wrapper::ProxyLog {
                 // Proxy logs say which way and when for every message.
                 let mut now = 1_764_410_400_000;
@@ -487,11 +394,7 @@ fn wrapped_logs_match_the_pairing_reference() {
                 }
             }
             let wrapped = pairlog::wrap(&log, wrapper, seed);
-            assert!(
-                wrapped.bytes.len() > 2 << 20,
-                "several blocks: {}",
-                wrapped.bytes.len()
-            );
+            assert!(wrapped.bytes.len() > 2 << 20, "several blocks: {}", wrapped.bytes.len());
             let expected = expected_events(&log, &wrapped.lines, timeout_ms);
             let path = file(&format!("wrapped-{wrapper:?}-{seed}.log"), &wrapped.bytes);
             let path = path.to_str().unwrap();

@@ -44,11 +44,7 @@ impl Service<Request<Incoming>> for Upstream {
         let seen = Arc::clone(&self.0);
         Box::pin(async move {
             let (parts, body) = request.into_parts();
-            let body = body
-                .collect()
-                .await
-                .map(|b| b.to_bytes())
-                .unwrap_or_default();
+            let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
             let session = parts
                 .headers
                 .get("mcp-session-id")
@@ -68,18 +64,16 @@ impl Service<Request<Incoming>> for Upstream {
                     .unwrap()
             };
             let response = match parts.method.as_str() {
-                "GET" => sse(
-                    "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n".into(),
-                ),
+                "GET" => {
+                    sse("data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n"
+                        .into())
+                }
                 "DELETE" => Response::new(Full::new(Bytes::new())),
                 _ => match rpcscan::parse(&body) {
                     Ok(msg) if msg.kind() == rpcscan::Kind::Request => {
                         let id = String::from_utf8_lossy(msg.id().unwrap().raw()).into_owned();
                         let method = msg.method().unwrap().decode().unwrap().into_owned();
-                        let tool = msg
-                            .mcp()
-                            .tool_name()
-                            .map(|t| t.decode().unwrap().into_owned());
+                        let tool = msg.mcp().tool_name().map(|t| t.decode().unwrap().into_owned());
                         let answer = format!(
                             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"method":"{method}"}}}}"#
                         );
@@ -119,14 +113,9 @@ impl Gateway {
     fn start(options: &[&str]) -> Gateway {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let seen = Seen::default();
-        let listener = runtime
-            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-            .unwrap();
+        let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
         let upstream = listener.local_addr().unwrap();
-        runtime.spawn(rpcscan_tower::gateway::serve(
-            listener,
-            Upstream(Arc::clone(&seen)),
-        ));
+        runtime.spawn(rpcscan_tower::gateway::serve(listener, Upstream(Arc::clone(&seen))));
         let mut child = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
             .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
             .arg(format!("http://{upstream}/mcp"))
@@ -151,13 +140,7 @@ impl Gateway {
             }
         }
         std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        Gateway {
-            child,
-            addr: addr.unwrap(),
-            metrics,
-            seen,
-            _runtime: runtime,
-        }
+        Gateway { child, addr: addr.unwrap(), metrics, seen, _runtime: runtime }
     }
 
     fn post(&self, body: &str, headers: &[(&str, &str)]) -> Answer {
@@ -239,11 +222,7 @@ fn parse_answer(raw: &[u8]) -> Answer {
     } else {
         body.to_owned()
     };
-    Answer {
-        status,
-        headers,
-        body,
-    }
+    Answer { status, headers, body }
 }
 
 fn call(id: u32, tool: &str) -> String {
@@ -255,15 +234,10 @@ fn call(id: u32, tool: &str) -> String {
 #[test]
 fn post_get_delete_and_session_headers_pass() {
     let gw = Gateway::start(&[]);
-    let answer = gw.post(
-        r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#,
-        &[("Mcp-Session-Id", "s1")],
-    );
+    let answer =
+        gw.post(r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#, &[("Mcp-Session-Id", "s1")]);
     assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(
-        answer.body,
-        r#"{"jsonrpc":"2.0","id":"a","result":{"method":"tools/list"}}"#
-    );
+    assert_eq!(answer.body, r#"{"jsonrpc":"2.0","id":"a","result":{"method":"tools/list"}}"#);
     assert!(answer.headers.contains("mcp-session-id: s1"), "{answer:?}");
 
     let stream = request(gw.addr, "GET", b"", &[("Mcp-Session-Id", "s1")]);
@@ -278,10 +252,7 @@ fn post_get_delete_and_session_headers_pass() {
     assert!(seen[2].starts_with("DELETE s1"), "{seen:?}");
 
     // A notification accepted upstream: 202, no body.
-    let note = gw.post(
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        &[],
-    );
+    let note = gw.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &[]);
     assert_eq!(note.status, 202);
     gw.stop();
 }
@@ -351,37 +322,21 @@ fn the_policy_flags_of_rpcscan_proxy() {
     let note = gw.post(r#"{"jsonrpc":"2.0","method":"custom/note"}"#, &[]);
     assert_eq!(note.status, 400);
     // Protocol methods always pass; other tools pass.
-    assert_eq!(
-        gw.post(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#, &[])
-            .status,
-        200
-    );
+    assert_eq!(gw.post(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#, &[]).status, 200);
     let ok = gw.post(&call(5, "echo"), &[]);
     assert!(ok.body.contains(r#""id":5,"result""#), "{ok:?}");
     let seen = gw.seen();
-    assert_eq!(
-        seen.len(),
-        2,
-        "the upstream saw only ping and echo: {seen:?}"
-    );
+    assert_eq!(seen.len(), 2, "the upstream saw only ping and echo: {seen:?}");
     gw.stop();
 
     let records = std::fs::read_to_string(&log).unwrap();
     let first = records.lines().next().unwrap();
     assert!(first.contains(r#""dir":"proxy","event":"denied","from":"client","id":1,"reason":"tool \"exec_shell\" not allowed""#), "{records}");
-    assert!(
-        first.contains(r#","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#),
-        "{records}"
-    );
+    assert!(first.contains(r#","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#), "{records}");
 }
 
 /// A body, its headers, the status and a piece of the body the gateway answers with.
-type Case = (
-    String,
-    &'static [(&'static str, &'static str)],
-    u16,
-    &'static str,
-);
+type Case = (String, &'static [(&'static str, &'static str)], u16, &'static str);
 
 #[test]
 fn hostile_input_is_rejected_before_the_upstream_and_the_gateway_stays_up() {
@@ -437,9 +392,7 @@ fn hostile_input_is_rejected_before_the_upstream_and_the_gateway_stays_up() {
     assert_eq!(ok.status, 200, "still up");
     let metrics = request_at(gw.metrics.unwrap(), "/metrics", "GET", b"", &[]);
     assert!(
-        metrics
-            .body
-            .contains("rpcscan_rejections_total{reason=\"header_mismatch\"} 1"),
+        metrics.body.contains("rpcscan_rejections_total{reason=\"header_mismatch\"} 1"),
         "{}",
         metrics.body
     );
@@ -449,13 +402,7 @@ fn hostile_input_is_rejected_before_the_upstream_and_the_gateway_stays_up() {
 #[test]
 fn refuses_a_non_loopback_listen_address() {
     let out = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
-        .args([
-            "gateway",
-            "--listen",
-            "0.0.0.0:0",
-            "--upstream",
-            "http://127.0.0.1:1/",
-        ])
+        .args(["gateway", "--listen", "0.0.0.0:0", "--upstream", "http://127.0.0.1:1/"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

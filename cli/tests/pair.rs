@@ -87,9 +87,7 @@ fn summary() {
     }
     assert!(out.contains("\ntools/call "), "{out}");
     assert!(out.contains("-32602×1"), "{out}");
-    let unanswered = out
-        .lines()
-        .skip_while(|l| !l.starts_with("unanswered method"));
+    let unanswered = out.lines().skip_while(|l| !l.starts_with("unanswered method"));
     let ping = unanswered.clone().find(|l| l.starts_with("ping")).unwrap();
     assert!(ping.ends_with("2  2, 7"), "{ping}");
 }
@@ -98,14 +96,9 @@ fn summary() {
 fn json_objects() {
     let (code, out) = run(&["pair", "--json"], LOG.as_bytes());
     assert_eq!(code, Some(0));
-    let objects: Vec<serde_json::Value> = out
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let events: Vec<&str> = objects
-        .iter()
-        .map(|o| o["event"].as_str().unwrap())
-        .collect();
+    let objects: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let events: Vec<&str> = objects.iter().map(|o| o["event"].as_str().unwrap()).collect();
     #[rustfmt::skip]
     assert_eq!(events, ["pair", "orphan", "duplicate", "null_id_error", "pair", "unanswered", "unanswered", "cancelled", "summary"]);
     let first = &objects[0];
@@ -142,11 +135,7 @@ fn unanswered_only() {
         (&["pair", "--unanswered"], "", Some(1), ""),
     ];
     for (args, input, code, expected) in cases {
-        assert_eq!(
-            run(args, input.as_bytes()),
-            (*code, expected.to_string()),
-            "{args:?} {input}"
-        );
+        assert_eq!(run(args, input.as_bytes()), (*code, expected.to_string()), "{args:?} {input}");
     }
     let (code, _) = run(&["pair", "--timeout", "soon"], b"");
     assert_eq!(code, Some(2));
@@ -165,10 +154,7 @@ fn framed_streams_pair_too() {
     assert_eq!(first["request_line"], serde_json::Value::Null); // no lines in this framing
     assert_eq!(first["progress"], 1);
     let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
-    assert_eq!(
-        (&summary["pairs"], &summary["orphans"]),
-        (&2.into(), &1.into())
-    );
+    assert_eq!((&summary["pairs"], &summary["orphans"]), (&2.into(), &1.into()));
 }
 
 /// A log of several blocks, mapped and piped, with one and several threads: the events
@@ -188,12 +174,7 @@ fn big_log_matches_the_reference() {
     let expected: Vec<String> = reference(&log, 1000, None)
         .iter()
         .map(|e| match e {
-            PairEvent::Paired {
-                request,
-                response,
-                progress,
-                ..
-            } => {
+            PairEvent::Paired { request, response, progress, .. } => {
                 format!("pair {} {} {progress}", request + 1, response + 1)
             }
             PairEvent::Orphan(at) => format!("orphan {}", at + 1),
@@ -210,14 +191,7 @@ fn big_log_matches_the_reference() {
     for args in [
         &["pair", "--json", "--max-in-flight", "1000", path][..],
         &["pair", "--json", "--max-in-flight", "1000", "-j", "1", path],
-        &[
-            "pair",
-            "--json",
-            "--max-in-flight",
-            "1000",
-            "--no-mmap",
-            path,
-        ],
+        &["pair", "--json", "--max-in-flight", "1000", "--no-mmap", path],
     ] {
         let (code, out) = run(args, b"");
         assert_eq!(code, Some(0));

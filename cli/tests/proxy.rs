@@ -48,11 +48,7 @@ impl Proxy {
                 }
             }
         });
-        Proxy {
-            stdin: child.stdin.take(),
-            child,
-            lines,
-        }
+        Proxy { stdin: child.stdin.take(), child, lines }
     }
 
     fn send(&mut self, line: &str) {
@@ -63,9 +59,7 @@ impl Proxy {
     }
 
     fn recv(&self) -> String {
-        self.lines
-            .recv_timeout(TIMEOUT)
-            .expect("a line from the proxy in time")
+        self.lines.recv_timeout(TIMEOUT).expect("a line from the proxy in time")
     }
 
     /// Nothing more within `wait`.
@@ -157,10 +151,7 @@ fn temp_path(name: &str) -> PathBuf {
 // Finding 1: tasks/* must reach the server, whatever the policy.
 #[test]
 fn tasks_methods_are_forwarded_even_under_a_strict_policy() {
-    for options in [
-        &[][..],
-        &["--allow-method", "tools/*", "--deny-tool", "*"][..],
-    ] {
+    for options in [&[][..], &["--allow-method", "tools/*", "--deny-tool", "*"][..]] {
         let mut proxy = Proxy::start(options, ECHO);
         let methods = ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"];
         for (i, m) in methods.iter().enumerate() {
@@ -185,32 +176,17 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
         let mut proxy = Proxy::start(&["--grace", "300ms"], STUBBORN);
         let server = server_pid(&proxy);
         proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
-        assert_eq!(
-            json(&proxy.recv())["method"],
-            "got",
-            "the request is in flight"
-        );
+        assert_eq!(json(&proxy.recv())["method"], "got", "the request is in flight");
         let started = Instant::now();
         kill(Pid::from_raw(proxy.child.id() as i32), sig).expect("signal the proxy");
         let status = wait_timeout(&mut proxy.child, TIMEOUT).expect("the proxy exits");
-        assert!(
-            started.elapsed() < Duration::from_secs(5),
-            "{:?}",
-            started.elapsed()
-        );
-        assert_eq!(
-            status.code(),
-            Some(128 + 9),
-            "killed after the grace period"
-        );
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        assert_eq!(status.code(), Some(128 + 9), "killed after the grace period");
         assert_group_gone(server);
         // The server died without answering: now (and only now) -32603.
         let line = proxy.recv();
         assert_eq!(
-            (
-                raw_id(&line).as_str(),
-                json(&line)["error"]["code"].as_i64()
-            ),
+            (raw_id(&line).as_str(), json(&line)["error"]["code"].as_i64()),
             ("1", Some(-32603))
         );
     }
@@ -219,10 +195,7 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
 #[test]
 fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
     let log = temp_path("kill.ndjson");
-    let proxy = Proxy::start(
-        &["--grace", "200ms", "--log", log.to_str().unwrap()],
-        STUBBORN,
-    );
+    let proxy = Proxy::start(&["--grace", "200ms", "--log", log.to_str().unwrap()], STUBBORN);
     let server = server_pid(&proxy);
     let started = Instant::now();
     let (status, rest) = proxy.finish();
@@ -231,10 +204,7 @@ fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
     assert!(rest.is_empty(), "{rest:?}");
     assert_group_gone(server);
     let log = std::fs::read_to_string(&log).expect("log");
-    let kills: Vec<&str> = log
-        .lines()
-        .filter(|l| l.contains(r#""event":"kill""#))
-        .collect();
+    let kills: Vec<&str> = log.lines().filter(|l| l.contains(r#""event":"kill""#)).collect();
     assert_eq!(kills.len(), 2, "SIGTERM, then SIGKILL: {log}");
     assert!(log.contains(r#""event":"server_exit","code":137"#), "{log}");
 }
@@ -245,10 +215,7 @@ fn a_server_that_exits_on_eof_is_waited_for() {
     let started = Instant::now();
     let (status, _) = proxy.finish();
     assert_eq!(status.code(), Some(3));
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "no grace period needed"
-    );
+    assert!(started.elapsed() < Duration::from_secs(4), "no grace period needed");
 }
 
 // Finding 3: a cancelled request is never answered; its late response is dropped.
@@ -262,34 +229,18 @@ fn cancelled_requests_are_not_answered_and_leave_the_table() {
     proxy.send(r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"slow"}}"#);
     proxy.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a","reason":"user"}}"#);
     let seen = json(&proxy.recv());
-    assert_eq!(
-        seen["params"]["params"]["requestId"], 1,
-        "rewritten to the downstream id"
-    );
+    assert_eq!(seen["params"]["params"]["requestId"], 1, "rewritten to the downstream id");
     proxy.send(r#"{"jsonrpc":"2.0","id":"b","method":"tools/list"}"#);
     let b = proxy.recv();
-    assert_eq!(
-        raw_id(&b),
-        r#""b""#,
-        "the late response to \"a\" was dropped: {b}"
-    );
+    assert_eq!(raw_id(&b), r#""b""#, "the late response to \"a\" was dropped: {b}");
     proxy.send(r#"{"jsonrpc":"2.0","id":"c","method":"tools/list"}"#);
     let c = proxy.recv();
-    assert_eq!(
-        (raw_id(&c).as_str(), json(&c)["error"]["code"].as_i64()),
-        (r#""c""#, Some(-32603))
-    );
+    assert_eq!((raw_id(&c).as_str(), json(&c)["error"]["code"].as_i64()), (r#""c""#, Some(-32603)));
     let (status, rest) = proxy.finish();
     assert!(status.success());
-    assert!(
-        rest.is_empty(),
-        "nothing for the cancelled request: {rest:?}"
-    );
+    assert!(rest.is_empty(), "nothing for the cancelled request: {rest:?}");
     let log = std::fs::read_to_string(&log).expect("log");
-    assert!(
-        log.contains(r#""event":"cancelled","from":"client","id":"a""#),
-        "{log}"
-    );
+    assert!(log.contains(r#""event":"cancelled","from":"client","id":"a""#), "{log}");
     assert!(log.contains(r#""reason":"response to a cancelled request","msg":{"jsonrpc":"2.0","id":1,"result":{"late":true}}"#), "{log}");
 }
 
@@ -315,17 +266,10 @@ fn an_oversized_server_response_is_answered_at_once_with_the_id() {
     let line = proxy.recv();
     assert!(started.elapsed() < Duration::from_secs(5));
     let v = json(&line);
-    assert_eq!(
-        raw_id(&line),
-        r#""big\u002d1""#,
-        "the raw id, byte for byte"
-    );
+    assert_eq!(raw_id(&line), r#""big\u002d1""#, "the raw id, byte for byte");
     assert_eq!(v["error"]["code"], -32603);
     assert_eq!(v["error"]["data"]["size"], 5000 + 45);
-    assert!(v["error"]["data"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("--max-message-size"));
+    assert!(v["error"]["data"]["reason"].as_str().unwrap().contains("--max-message-size"));
     proxy.send(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
     assert_eq!(raw_id(&proxy.recv()), "2", "the stream goes on");
     let (_, rest) = proxy.finish();
@@ -342,10 +286,7 @@ fn an_oversized_client_request_is_answered_with_its_id_and_not_forwarded() {
     proxy.send(&big);
     let line = proxy.recv();
     assert_eq!(
-        (
-            raw_id(&line).as_str(),
-            json(&line)["error"]["code"].as_i64()
-        ),
+        (raw_id(&line).as_str(), json(&line)["error"]["code"].as_i64()),
         ("-0", Some(-32700))
     );
     proxy.send(r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
@@ -357,14 +298,7 @@ fn an_oversized_client_request_is_answered_with_its_id_and_not_forwarded() {
 #[test]
 fn policy_denies_with_the_raw_id_and_the_server_never_sees_it() {
     let mut proxy = Proxy::start(
-        &[
-            "--deny-method",
-            "resources/*",
-            "--allow-tool",
-            "echo",
-            "--allow-tool",
-            "time*",
-        ],
+        &["--deny-method", "resources/*", "--allow-tool", "echo", "--allow-tool", "time*"],
         ECHO,
     );
     proxy.send(r#"{"jsonrpc":"2.0","id":1e0,"method":"x"}"#); // invalid: -32600, id null
@@ -398,10 +332,7 @@ fn duplicate_ids_in_flight_are_kept_apart() {
     let (x, y) = (proxy.recv(), proxy.recv());
     assert_eq!((raw_id(&x), raw_id(&y)), ("7".into(), "7".into()));
     assert_eq!(
-        (
-            json(&x)["result"]["n"].as_i64(),
-            json(&y)["result"]["n"].as_i64()
-        ),
+        (json(&x)["result"]["n"].as_i64(), json(&y)["result"]["n"].as_i64()),
         (Some(2), Some(1))
     );
     let (_, rest) = proxy.finish();
@@ -416,20 +347,13 @@ fn beyond_max_in_flight_requests_are_answered_not_queued() {
     }
     let line = proxy.recv();
     assert_eq!(
-        (
-            raw_id(&line).as_str(),
-            json(&line)["error"]["code"].as_i64()
-        ),
+        (raw_id(&line).as_str(), json(&line)["error"]["code"].as_i64()),
         ("3", Some(-32000))
     );
     let (_, rest) = proxy.finish();
     let mut ids: Vec<String> = rest.iter().map(|l| raw_id(l)).collect();
     ids.sort();
-    assert_eq!(
-        ids,
-        ["1", "2"],
-        "the two in flight get -32603 when the server is gone"
-    );
+    assert_eq!(ids, ["1", "2"], "the two in flight get -32603 when the server is gone");
 }
 
 #[test]
@@ -440,11 +364,7 @@ fn invalid_server_lines_are_dropped_and_server_requests_pass() {
     assert_eq!(raw_id(&proxy.recv()), r#""s1""#);
     assert_eq!(raw_id(&proxy.recv()), r#""q""#);
     proxy.send(r#"{"jsonrpc":"2.0","id":"s1","result":{"content":"hi"}}"#);
-    assert_eq!(
-        json(&proxy.recv())["params"]["id"],
-        "s1",
-        "the response reached the server as is"
-    );
+    assert_eq!(json(&proxy.recv())["params"]["id"], "s1", "the response reached the server as is");
     assert_eq!(proxy.silent_for(Duration::from_millis(100)), None);
     let (_, rest) = proxy.finish();
     assert!(rest.is_empty());
@@ -471,24 +391,15 @@ fn the_log_embeds_messages_verbatim() {
         assert_eq!((ts.len(), &ts[10..11], &ts[26..]), (27, "T", "Z"), "{ts}");
         assert!(["c2s", "s2c", "proxy"].contains(&r["dir"].as_str().unwrap()));
     }
-    assert!(
-        text.contains(&format!(r#""dir":"c2s","msg":{good}}}"#)),
-        "{text}"
-    );
-    assert!(
-        text.contains(r#""event":"invalid","from":"client","reason":"bad_id""#),
-        "{text}"
-    );
+    assert!(text.contains(&format!(r#""dir":"c2s","msg":{good}}}"#)), "{text}");
+    assert!(text.contains(r#""event":"invalid","from":"client","reason":"bad_id""#), "{text}");
     assert!(
         text.contains(
             r#""dir":"s2c","msg":{"jsonrpc":"2.0","id":-0,"result":{"method":"tools/list"}}"#
         ),
         "{text}"
     );
-    assert!(
-        text.contains(r#""event":"denied","from":"client","id":3"#),
-        "{text}"
-    );
+    assert!(text.contains(r#""event":"denied","from":"client","id":3"#), "{text}");
     assert!(text.contains(r#""event":"server_exit","code":0"#), "{text}");
     let _ = std::fs::remove_file(&log);
 }
@@ -496,16 +407,10 @@ fn the_log_embeds_messages_verbatim() {
 #[test]
 fn help_and_usage() {
     let bin = Path::new(env!("CARGO_BIN_EXE_rpcscan"));
-    let help = Command::new(bin)
-        .args(["proxy", "--help"])
-        .output()
-        .expect("run");
+    let help = Command::new(bin).args(["proxy", "--help"]).output().expect("run");
     assert!(help.status.success());
     let text = String::from_utf8_lossy(&help.stdout);
-    assert!(
-        text.contains("SERVER_CMD") && text.contains("--max-in-flight"),
-        "{text}"
-    );
+    assert!(text.contains("SERVER_CMD") && text.contains("--max-in-flight"), "{text}");
     let missing = Command::new(bin).arg("proxy").output().expect("run");
     assert_eq!(missing.status.code(), Some(2));
     let bad = Command::new(bin)

@@ -107,10 +107,7 @@ async fn main() -> Result<()> {
 
     let queries = [
         ("lines only", "SELECT count(*) AS n FROM logs".to_string()),
-        (
-            "lines + utf8 cast",
-            format!("SELECT count(j) AS n FROM ({JSON_LINES})"),
-        ),
+        ("lines + utf8 cast", format!("SELECT count(j) AS n FROM ({JSON_LINES})")),
         (
             "rpc_kind group by",
             "SELECT rpc_kind(line) AS kind, count(*) AS n FROM logs GROUP BY 1".to_string(),

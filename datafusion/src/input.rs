@@ -27,18 +27,11 @@ pub(crate) fn line_signature() -> Signature {
 /// `None` for a NULL row.
 pub(crate) fn each_line(array: &dyn Array, mut f: impl FnMut(Option<&[u8]>)) -> Result<()> {
     match array.data_type() {
-        DataType::Utf8 => array
-            .as_string::<i32>()
-            .iter()
-            .for_each(|v| f(v.map(str::as_bytes))),
-        DataType::LargeUtf8 => array
-            .as_string::<i64>()
-            .iter()
-            .for_each(|v| f(v.map(str::as_bytes))),
-        DataType::Utf8View => array
-            .as_string_view()
-            .iter()
-            .for_each(|v| f(v.map(str::as_bytes))),
+        DataType::Utf8 => array.as_string::<i32>().iter().for_each(|v| f(v.map(str::as_bytes))),
+        DataType::LargeUtf8 => {
+            array.as_string::<i64>().iter().for_each(|v| f(v.map(str::as_bytes)))
+        }
+        DataType::Utf8View => array.as_string_view().iter().for_each(|v| f(v.map(str::as_bytes))),
         DataType::Binary => array.as_binary::<i32>().iter().for_each(f),
         DataType::LargeBinary => array.as_binary::<i64>().iter().for_each(f),
         DataType::BinaryView => array.as_binary_view().iter().for_each(f),
@@ -80,11 +73,9 @@ pub(crate) fn utf8_column(
 ) -> Result<ArrayRef> {
     let mut out =
         datafusion::arrow::array::StringBuilder::with_capacity(array.len(), array.len() * 8);
-    each_line(array, |line| {
-        match line.and_then(|l| row(l, max_message_size)) {
-            Some(text) => out.append_value(text),
-            None => out.append_null(),
-        }
+    each_line(array, |line| match line.and_then(|l| row(l, max_message_size)) {
+        Some(text) => out.append_value(text),
+        None => out.append_null(),
     })?;
     Ok(Arc::new(out.finish()))
 }

@@ -105,15 +105,9 @@ pub fn functions_with_max_message_size(max_message_size: usize) -> Vec<Arc<Scala
         Arc::new(ScalarUDF::new_from_impl(udf::kind::RpcKind::new(m))),
         Arc::new(ScalarUDF::new_from_impl(udf::method::RpcMethod::new(m))),
         Arc::new(ScalarUDF::new_from_impl(udf::id::RpcId::new(m))),
-        Arc::new(ScalarUDF::new_from_impl(
-            udf::error_code::RpcErrorCode::new(m),
-        )),
-        Arc::new(ScalarUDF::new_from_impl(udf::tool_name::RpcToolName::new(
-            m,
-        ))),
-        Arc::new(ScalarUDF::new_from_impl(
-            udf::invalid_reason::RpcInvalidReason::new(m),
-        )),
+        Arc::new(ScalarUDF::new_from_impl(udf::error_code::RpcErrorCode::new(m))),
+        Arc::new(ScalarUDF::new_from_impl(udf::tool_name::RpcToolName::new(m))),
+        Arc::new(ScalarUDF::new_from_impl(udf::invalid_reason::RpcInvalidReason::new(m))),
         Arc::new(ScalarUDF::new_from_impl(udf::scan::RpcScan::new(m))),
     ]
 }
@@ -122,41 +116,21 @@ pub fn functions_with_max_message_size(max_message_size: usize) -> Vec<Arc<Scala
 /// plan codec ships so that every process of a cluster applies the same limit.
 pub fn max_message_size_of(udf: &ScalarUDF) -> Option<usize> {
     let inner = udf.inner();
-    None.or_else(|| {
-        inner
-            .downcast_ref::<udf::kind::RpcKind>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::method::RpcMethod>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::id::RpcId>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::error_code::RpcErrorCode>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::tool_name::RpcToolName>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::invalid_reason::RpcInvalidReason>()
-            .map(|f| f.max_message_size())
-    })
-    .or_else(|| {
-        inner
-            .downcast_ref::<udf::scan::RpcScan>()
-            .map(|f| f.max_message_size())
-    })
+    None.or_else(|| inner.downcast_ref::<udf::kind::RpcKind>().map(|f| f.max_message_size()))
+        .or_else(|| inner.downcast_ref::<udf::method::RpcMethod>().map(|f| f.max_message_size()))
+        .or_else(|| inner.downcast_ref::<udf::id::RpcId>().map(|f| f.max_message_size()))
+        .or_else(|| {
+            inner.downcast_ref::<udf::error_code::RpcErrorCode>().map(|f| f.max_message_size())
+        })
+        .or_else(|| {
+            inner.downcast_ref::<udf::tool_name::RpcToolName>().map(|f| f.max_message_size())
+        })
+        .or_else(|| {
+            inner
+                .downcast_ref::<udf::invalid_reason::RpcInvalidReason>()
+                .map(|f| f.max_message_size())
+        })
+        .or_else(|| inner.downcast_ref::<udf::scan::RpcScan>().map(|f| f.max_message_size()))
 }
 
 /// Registers every rpcscan function with `registry` (a `SessionState`, a `TaskContext`

@@ -16,10 +16,7 @@ fn context(target_partitions: usize) -> SessionContext {
     let config = SessionConfig::new()
         .with_target_partitions(target_partitions)
         .set_usize("datafusion.optimizer.repartition_file_min_size", 1)
-        .set_bool(
-            "datafusion.execution.enable_file_stream_work_stealing",
-            false,
-        );
+        .set_bool("datafusion.execution.enable_file_stream_work_stealing", false);
     let ctx = SessionContext::new_with_config(config);
     rpcscan_datafusion::register(&ctx).unwrap();
     ctx
@@ -29,11 +26,7 @@ fn lines_of(batches: &[RecordBatch]) -> Vec<Vec<u8>> {
     batches
         .iter()
         .flat_map(|b| {
-            b.column(0)
-                .as_binary::<i32>()
-                .iter()
-                .map(|v| v.unwrap().to_vec())
-                .collect::<Vec<_>>()
+            b.column(0).as_binary::<i32>().iter().map(|v| v.unwrap().to_vec()).collect::<Vec<_>>()
         })
         .collect()
 }
@@ -46,18 +39,13 @@ async fn create_external_table_stored_as_lines() {
         "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\"}}\r\n\n  \n{\"jsonrpc\":\"2.0\",\"result\":{},\"id\":1}\n",
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("b.log"),
-        b"\xff\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("b.log"), b"\xff\n{\"jsonrpc\":\"2.0\",\"method\":\"n\"}")
+        .unwrap();
     let ctx = context(2);
     let location = format!("{}/", dir.path().display());
-    ctx.sql(&format!(
-        "CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{location}'"
-    ))
-    .await
-    .unwrap();
+    ctx.sql(&format!("CREATE EXTERNAL TABLE logs STORED AS LINES LOCATION '{location}'"))
+        .await
+        .unwrap();
     let batches = ctx
         .sql("SELECT rpc_kind(line) AS kind, count(*) AS n FROM logs GROUP BY 1 ORDER BY 1")
         .await
@@ -106,53 +94,20 @@ async fn one_large_file_is_scanned_in_parallel_ranges() {
     std::fs::write(&path, &text).unwrap();
 
     let ctx = context(4);
-    ctx.register_table(
-        "logs",
-        Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()),
-    )
-    .unwrap();
-    let partitions = ctx
-        .sql("SELECT line FROM logs")
-        .await
-        .unwrap()
-        .collect_partitioned()
-        .await
+    ctx.register_table("logs", Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()))
         .unwrap();
-    assert!(
-        partitions.len() >= 2,
-        "one file, {} partitions",
-        partitions.len()
-    );
-    assert!(
-        partitions
-            .iter()
-            .filter(|p| !lines_of(p).is_empty())
-            .count()
-            >= 2
-    );
+    let partitions =
+        ctx.sql("SELECT line FROM logs").await.unwrap().collect_partitioned().await.unwrap();
+    assert!(partitions.len() >= 2, "one file, {} partitions", partitions.len());
+    assert!(partitions.iter().filter(|p| !lines_of(p).is_empty()).count() >= 2);
     let mut got: Vec<Vec<u8>> = partitions.iter().flat_map(|p| lines_of(p)).collect();
     got.sort();
     want.sort();
     assert_eq!(got.len(), want.len());
     assert!(got == want, "lines lost or repeated at range boundaries");
 
-    let batches = ctx
-        .sql("SELECT count(*) AS n FROM logs")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
-    assert_batches_eq!(
-        [
-            "+-------+",
-            "| n     |",
-            "+-------+",
-            "| 20001 |",
-            "+-------+"
-        ],
-        &batches
-    );
+    let batches = ctx.sql("SELECT count(*) AS n FROM logs").await.unwrap().collect().await.unwrap();
+    assert_batches_eq!(["+-------+", "| n     |", "+-------+", "| 20001 |", "+-------+"], &batches);
 }
 
 async fn kinds(ctx: &SessionContext, table: &str) -> Vec<RecordBatch> {
@@ -175,21 +130,15 @@ async fn count(ctx: &SessionContext, table: &str) -> i64 {
         .collect()
         .await
         .unwrap();
-    batches[0]
-        .column(0)
-        .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
-        .value(0)
+    batches[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0)
 }
 
 #[tokio::test]
 async fn globs_lists_and_missing_paths() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().display();
-    std::fs::write(
-        dir.path().join("a.ndjson"),
-        "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("a.ndjson"), "{\"jsonrpc\":\"2.0\",\"method\":\"n\"}\n")
+        .unwrap();
     std::fs::write(dir.path().join("b.log"), "{}\n{}\n").unwrap();
     let ctx = context(2);
     for (name, location, want) in [
@@ -197,11 +146,9 @@ async fn globs_lists_and_missing_paths() {
         ("glob", format!("'{d}/*.ndjson'"), 1),
         ("list", format!("('{d}/a.ndjson', '{d}/b.log')"), 3),
     ] {
-        ctx.sql(&format!(
-            "CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"
-        ))
-        .await
-        .unwrap();
+        ctx.sql(&format!("CREATE EXTERNAL TABLE {name} STORED AS LINES LOCATION {location}"))
+            .await
+            .unwrap();
         assert_eq!(count(&ctx, name).await, want, "{location}");
     }
     let glob = LinesTable::try_new([format!("{d}/*.ndjson")]).unwrap();
@@ -213,9 +160,7 @@ async fn globs_lists_and_missing_paths() {
         format!("'{d}/missing/*.ndjson'"),
     ] {
         let err = ctx
-            .sql(&format!(
-                "CREATE EXTERNAL TABLE m STORED AS LINES LOCATION {location}"
-            ))
+            .sql(&format!("CREATE EXTERNAL TABLE m STORED AS LINES LOCATION {location}"))
             .await
             .unwrap_err()
             .to_string();
@@ -226,10 +171,7 @@ async fn globs_lists_and_missing_paths() {
         .await
         .unwrap_err()
         .to_string();
-    assert!(
-        err.contains("'s3' scheme is not supported") && !err.contains("Internal"),
-        "{err}"
-    );
+    assert!(err.contains("'s3' scheme is not supported") && !err.contains("Internal"), "{err}");
 }
 
 #[tokio::test]
@@ -243,11 +185,8 @@ async fn lines_over_the_limit_are_too_large() {
     std::fs::write(&path, format!("{at}\r\n{over}\r\n")).unwrap();
     let ctx = SessionContext::new();
     rpcscan_datafusion::register_with_max_message_size(&ctx, 40).unwrap();
-    ctx.register_table(
-        "logs",
-        Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()),
-    )
-    .unwrap();
+    ctx.register_table("logs", Arc::new(LinesTable::try_new([path.to_str().unwrap()]).unwrap()))
+        .unwrap();
     assert_batches_eq!(
         [
             "+---------+-----------+---+",
@@ -319,17 +258,8 @@ async fn metadata_columns_trace_a_line_to_its_file() {
         ],
         &batches
     );
-    let file = ctx
-        .sql("SELECT DISTINCT _file FROM logs")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
-    assert_eq!(
-        file[0].column(0).as_string::<i32>().value(0),
-        format!("{d}/a.ndjson")
-    );
+    let file = ctx.sql("SELECT DISTINCT _file FROM logs").await.unwrap().collect().await.unwrap();
+    assert_eq!(file[0].column(0).as_string::<i32>().value(0), format!("{d}/a.ndjson"));
     // Plain tables keep the single column; unknown options are errors.
     let err = ctx
         .sql(&format!(
@@ -365,22 +295,10 @@ async fn gzip_and_zstd_by_extension_and_by_option() {
         );
     }
     text.extend_from_slice(b"not json\n");
-    std::fs::write(
-        dir.path().join("a.ndjson.gz"),
-        compress(&text, C::GZIP).await,
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("b.ndjson.zst"),
-        compress(&text, C::ZSTD).await,
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("a.ndjson.gz"), compress(&text, C::GZIP).await).unwrap();
+    std::fs::write(dir.path().join("b.ndjson.zst"), compress(&text, C::ZSTD).await).unwrap();
     std::fs::create_dir(dir.path().join("named")).unwrap();
-    std::fs::write(
-        dir.path().join("named/c.log"),
-        compress(&text, C::GZIP).await,
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("named/c.log"), compress(&text, C::GZIP).await).unwrap();
     // Four partitions and a tiny minimum size: only the ranges at 0 may read a compressed file.
     let ctx = context(4);
     ctx.sql(&format!(
@@ -408,10 +326,7 @@ async fn gzip_and_zstd_by_extension_and_by_option() {
             .await
             .unwrap();
         let column = |i: usize| {
-            batches[0]
-                .column(i)
-                .as_primitive::<datafusion::arrow::datatypes::Int64Type>()
-                .value(0)
+            batches[0].column(i).as_primitive::<datafusion::arrow::datatypes::Int64Type>().value(0)
         };
         assert_eq!((column(0), column(1)), (files * 5000, files), "{table}");
     }

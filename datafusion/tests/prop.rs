@@ -10,14 +10,8 @@ use datafusion::logical_expr::{ColumnarValue, ScalarFunctionArgs, ScalarUDF};
 use proptest::prelude::*;
 
 /// What one line should give: (kind, method, id, error_code, tool_name, invalid_reason).
-type Row = (
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<i64>,
-    Option<String>,
-    Option<String>,
-);
+type Row =
+    (Option<String>, Option<String>, Option<String>, Option<i64>, Option<String>, Option<String>);
 
 fn text(s: rpcscan::Str<'_>) -> String {
     match s.decode() {
@@ -31,8 +25,7 @@ fn expected(line: &[u8]) -> Row {
         Ok(msg) => (
             Some(msg.kind().as_str().to_string()),
             msg.method().map(text),
-            msg.id()
-                .map(|id| String::from_utf8(id.raw().to_vec()).unwrap()),
+            msg.id().map(|id| String::from_utf8(id.raw().to_vec()).unwrap()),
             msg.error_code().and_then(|c| c.as_i64()),
             msg.mcp().tool_name().map(text),
             None,
@@ -40,9 +33,7 @@ fn expected(line: &[u8]) -> Row {
         Err(invalid) => (
             Some("invalid".to_string()),
             None,
-            invalid
-                .id()
-                .map(|id| String::from_utf8(id.raw().to_vec()).unwrap()),
+            invalid.id().map(|id| String::from_utf8(id.raw().to_vec()).unwrap()),
             None,
             None,
             Some(invalid.reason().as_str().to_string()),
@@ -54,11 +45,7 @@ fn call(udf: &ScalarUDF, input: &ArrayRef) -> ArrayRef {
     let return_type = udf.return_type(&[input.data_type().clone()]).unwrap();
     let args = ScalarFunctionArgs {
         args: vec![ColumnarValue::Array(Arc::clone(input))],
-        arg_fields: vec![Arc::new(Field::new(
-            "line",
-            input.data_type().clone(),
-            true,
-        ))],
+        arg_fields: vec![Arc::new(Field::new("line", input.data_type().clone(), true))],
         number_rows: input.len(),
         return_field: Arc::new(Field::new(udf.name(), return_type, true)),
         config_options: Arc::new(ConfigOptions::default()),
@@ -70,26 +57,18 @@ fn call(udf: &ScalarUDF, input: &ArrayRef) -> ArrayRef {
 }
 
 fn strings(a: &dyn Array) -> Vec<Option<String>> {
-    a.as_string::<i32>()
-        .iter()
-        .map(|v| v.map(str::to_string))
-        .collect()
+    a.as_string::<i32>().iter().map(|v| v.map(str::to_string)).collect()
 }
 
 fn check(lines: &[Option<Vec<u8>>], input: ArrayRef) {
     let f = |name: &str| {
-        rpcscan_datafusion::all_functions()
-            .into_iter()
-            .find(|u| u.name() == name)
-            .unwrap()
+        rpcscan_datafusion::all_functions().into_iter().find(|u| u.name() == name).unwrap()
     };
     let kind = strings(&call(&f("rpc_kind"), &input));
     let method = strings(&call(&f("rpc_method"), &input));
     let id = strings(&call(&f("rpc_id"), &input));
-    let code: Vec<Option<i64>> = call(&f("rpc_error_code"), &input)
-        .as_primitive::<Int64Type>()
-        .iter()
-        .collect();
+    let code: Vec<Option<i64>> =
+        call(&f("rpc_error_code"), &input).as_primitive::<Int64Type>().iter().collect();
     let tool = strings(&call(&f("rpc_tool_name"), &input));
     let reason = strings(&call(&f("rpc_invalid_reason"), &input));
     let scan = call(&f("rpc_scan"), &input);
@@ -113,11 +92,7 @@ fn check(lines: &[Option<Vec<u8>>], input: ArrayRef) {
             strings(scan.column(0).as_ref())[i].clone(),
             strings(scan.column(1).as_ref())[i].clone(),
             strings(scan.column(2).as_ref())[i].clone(),
-            scan.column(3)
-                .as_primitive::<Int64Type>()
-                .iter()
-                .nth(i)
-                .flatten(),
+            scan.column(3).as_primitive::<Int64Type>().iter().nth(i).flatten(),
             strings(scan.column(4).as_ref())[i].clone(),
             strings(scan.column(5).as_ref())[i].clone(),
         );
@@ -148,11 +123,8 @@ fn line() -> impl Strategy<Value = Vec<u8>> {
         Just(r#","result":1,"error":{"code":1,"message":"m"}"#.to_string()),
         Just(String::new()),
     ];
-    let version = prop_oneof![
-        Just(r#""jsonrpc":"2.0""#),
-        Just(r#""jsonrpc":"1.0""#),
-        Just(r#""x":0"#)
-    ];
+    let version =
+        prop_oneof![Just(r#""jsonrpc":"2.0""#), Just(r#""jsonrpc":"1.0""#), Just(r#""x":0"#)];
     let message =
         (version, id, body).prop_map(|(v, id, body)| format!("{{{v}{id}{body}}}").into_bytes());
     prop_oneof![

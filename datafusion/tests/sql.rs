@@ -60,11 +60,8 @@ const QUERY: &str =
 
 /// The cases plus a NULL row, as a column of `data_type`.
 fn column(data_type: &DataType, rows: &[Option<&[u8]>]) -> ArrayRef {
-    let text = || {
-        rows.iter()
-            .map(|r| r.map(|b| std::str::from_utf8(b).unwrap()))
-            .collect::<Vec<_>>()
-    };
+    let text =
+        || rows.iter().map(|r| r.map(|b| std::str::from_utf8(b).unwrap())).collect::<Vec<_>>();
     match data_type {
         DataType::Utf8 => Arc::new(StringArray::from(text())),
         DataType::LargeUtf8 => Arc::new(LargeStringArray::from(text())),
@@ -90,11 +87,7 @@ fn context(data_type: &DataType, rows: &[Option<&[u8]>]) -> SessionContext {
 }
 
 fn rows() -> Vec<Option<&'static [u8]>> {
-    CASES
-        .iter()
-        .map(|c| Some(c.as_bytes()))
-        .chain([None])
-        .collect()
+    CASES.iter().map(|c| Some(c.as_bytes())).chain([None]).collect()
 }
 
 const ENCODINGS: [DataType; 6] = [
@@ -130,13 +123,7 @@ async fn rpc_scan_equals_the_single_functions() {
             OR (rpc_scan(line) IS NULL) <> (line IS NULL)";
         let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
         assert_batches_eq!(
-            [
-                "+--------+",
-                "| differ |",
-                "+--------+",
-                "| 0      |",
-                "+--------+"
-            ],
+            ["+--------+", "| differ |", "+--------+", "| 0      |", "+--------+"],
             &batches
         );
     }
@@ -150,11 +137,7 @@ async fn invalid_utf8_in_binary_is_classified_not_dropped() {
         Some(b"{\"jsonrpc\":\"2.0\",\"method\":\"ok\",\"params\":[\"\xed\xa0\x80\"]}"),
         Some(br#"{"jsonrpc":"2.0","method":"ok"}"#),
     ];
-    for encoding in [
-        DataType::Binary,
-        DataType::LargeBinary,
-        DataType::BinaryView,
-    ] {
+    for encoding in [DataType::Binary, DataType::LargeBinary, DataType::BinaryView] {
         let ctx = context(&encoding, &rows);
         let sql = "SELECT n, rpc_kind(line) AS kind, rpc_invalid_reason(line) AS reason FROM t ORDER BY n";
         let batches = ctx.sql(sql).await.unwrap().collect().await.unwrap();
@@ -221,9 +204,6 @@ async fn expression_builders_match_sql() {
 #[tokio::test]
 async fn a_plain_session_does_not_know_the_functions() {
     let ctx = SessionContext::new();
-    let err = ctx
-        .sql("SELECT rpc_kind('{}')")
-        .await
-        .expect_err("rpc_kind is unknown");
+    let err = ctx.sql("SELECT rpc_kind('{}')").await.expect_err("rpc_kind is unknown");
     assert!(err.to_string().contains("rpc_kind"), "{err}");
 }

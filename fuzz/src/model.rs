@@ -42,11 +42,7 @@ impl fmt::Debug for Generated {
 
 impl<'a> Arbitrary<'a> for Generated {
     fn arbitrary(u: &mut Unstructured<'a>) -> Result<Self> {
-        let mut gen = Gen {
-            u,
-            ws_percent: 0,
-            ids: Vec::new(),
-        };
+        let mut gen = Gen { u, ws_percent: 0, ids: Vec::new() };
         gen.ws_percent = *gen.u.choose(&[0, 0, 10, 50])?;
         let mut out = gen.ws()?;
         match gen.u.int_in_range(0..=19u8)? {
@@ -83,14 +79,8 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 6] = [
-        Key::Jsonrpc,
-        Key::Id,
-        Key::Method,
-        Key::Params,
-        Key::Result,
-        Key::Error,
-    ];
+    const ALL: [Key; 6] =
+        [Key::Jsonrpc, Key::Id, Key::Method, Key::Params, Key::Result, Key::Error];
 
     fn name(self) -> &'static str {
         match self {
@@ -210,11 +200,7 @@ impl Gen<'_, '_> {
         for c in name.chars() {
             if self.u.arbitrary()? {
                 let hex = format!("{:04x}", c as u32);
-                let hex = if self.u.arbitrary()? {
-                    hex.to_uppercase()
-                } else {
-                    hex
-                };
+                let hex = if self.u.arbitrary()? { hex.to_uppercase() } else { hex };
                 out.push_str("\\u");
                 out.push_str(&hex);
             } else {
@@ -395,17 +381,11 @@ impl Gen<'_, '_> {
             members.push((self.key("code")?, code));
         }
         if self.percent(95)? {
-            let message = if self.percent(90)? {
-                self.string()?
-            } else {
-                self.value(1)?
-            };
+            let message = if self.percent(90)? { self.string()? } else { self.value(1)? };
             members.push((self.key("message")?, message));
         }
         while members.len() < 6 && self.percent(40)? {
-            let name = *self
-                .u
-                .choose(&["data", "data", "code", "message", "Code", "x"])?;
+            let name = *self.u.choose(&["data", "data", "code", "message", "Code", "x"])?;
             let value = match name {
                 "code" => b"1".to_vec(),
                 "message" => br#""again""#.to_vec(),
@@ -477,11 +457,7 @@ impl Gen<'_, '_> {
 
     fn scalar(&mut self) -> Result<Vec<u8>> {
         Ok(match self.u.int_in_range(0..=5u8)? {
-            0 => self
-                .u
-                .choose(&["null", "true", "false"])?
-                .as_bytes()
-                .to_vec(),
+            0 => self.u.choose(&["null", "true", "false"])?.as_bytes().to_vec(),
             1 | 2 => self.number()?,
             _ => self.string()?,
         })
@@ -550,8 +526,7 @@ impl Gen<'_, '_> {
         for _ in 0..pieces {
             match self.u.int_in_range(0..=11u8)? {
                 0 => out.push_str(
-                    self.u
-                        .choose(&[r#"\""#, r"\\", r"\/", r"\b", r"\f", r"\n", r"\r", r"\t"])?,
+                    self.u.choose(&[r#"\""#, r"\\", r"\/", r"\b", r"\f", r"\n", r"\r", r"\t"])?,
                 ),
                 1 => {
                     let unit: u16 = self.u.arbitrary()?;
@@ -661,9 +636,7 @@ mod tests {
         let mut reasons = std::collections::BTreeMap::new();
         let mut known_ids = 0;
         for _ in 0..20_000 {
-            let data: Vec<u8> = (0..rng.range(16, 600))
-                .map(|_| rng.next_u64() as u8)
-                .collect();
+            let data: Vec<u8> = (0..rng.range(16, 600)).map(|_| rng.next_u64() as u8).collect();
             let m = Generated::arbitrary(&mut Unstructured::new(&data)).unwrap();
             let v = rpcscan_testkit::check::differential(&m.bytes);
             rpcscan_testkit::check::accessors(&m.bytes, m.id.as_deref());

@@ -132,11 +132,7 @@ impl<'a> Envelope<'a> {
 fn error_code(error: &str) -> Option<&str> {
     let members = json::members(error)?;
     let named = |name: &str| -> Vec<&str> {
-        members
-            .iter()
-            .filter(|m| m.key().as_deref() == Some(name))
-            .map(|m| m.value)
-            .collect()
+        members.iter().filter(|m| m.key().as_deref() == Some(name)).map(|m| m.value).collect()
     };
     match (named("code").as_slice(), named("message").as_slice()) {
         ([code], [message]) if json::is_integer(code) && json::is_string(message) => Some(code),

@@ -38,11 +38,7 @@ pub const SMALL_MAX: usize = 1500;
 /// The lines that are one strict JSON text each (all that unchecked parsers are defined on,
 /// so comparisons with them use this subset), and their size counting one newline each.
 pub fn valid_json_lines<'a>(lines: &[&'a [u8]]) -> (Vec<&'a [u8]>, usize) {
-    let valid: Vec<&[u8]> = lines
-        .iter()
-        .copied()
-        .filter(|l| crate::validate_json(l))
-        .collect();
+    let valid: Vec<&[u8]> = lines.iter().copied().filter(|l| crate::validate_json(l)).collect();
     let bytes = valid.iter().map(|l| l.len() + 1).sum();
     (valid, bytes)
 }
@@ -94,12 +90,7 @@ impl Traffic {
     pub fn new(mix: Mix, seed: u64) -> Self {
         let mut rng = Rng::new(seed ^ 0x6d63_702d_7472_6166);
         let session = Session::new(&mut rng);
-        let mut traffic = Traffic {
-            rng,
-            mix,
-            session,
-            pending: VecDeque::new(),
-        };
+        let mut traffic = Traffic { rng, mix, session, pending: VecDeque::new() };
         traffic.handshake();
         traffic
     }
@@ -308,9 +299,8 @@ impl Traffic {
             Mix::Mixed => self.rng.range(3, TOOLS.len()),
         };
         let start = self.rng.below(TOOLS.len());
-        let tools: Vec<String> = (0..count)
-            .map(|i| TOOLS[(start + i) % TOOLS.len()].describe(st))
-            .collect();
+        let tools: Vec<String> =
+            (0..count).map(|i| TOOLS[(start + i) % TOOLS.len()].describe(st)).collect();
         let mut result = vec![("tools", st.array(&tools))];
         if self.rng.percent(20) {
             result.push(("nextCursor", st.string(&uuid(&mut self.rng))));
@@ -322,14 +312,10 @@ impl Traffic {
         let st = self.session.style;
         let tool = self.rng.pick(TOOLS);
         let id = self.session.next_id(&mut self.rng);
-        let token = self
-            .rng
-            .percent(30)
-            .then(|| st.string(&format!("tok-{}", self.rng.below(100_000))));
-        let mut params = vec![
-            ("name", st.string(tool.name)),
-            ("arguments", tool.arguments(st, &mut self.rng)),
-        ];
+        let token =
+            self.rng.percent(30).then(|| st.string(&format!("tok-{}", self.rng.below(100_000))));
+        let mut params =
+            vec![("name", st.string(tool.name)), ("arguments", tool.arguments(st, &mut self.rng))];
         if let Some(token) = &token {
             params.push(("_meta", st.object(&[("progressToken", token.clone())])));
         }
@@ -358,10 +344,7 @@ impl Traffic {
                 ));
                 let content =
                     st.array(&[st.object(&[("type", st.string("text")), ("text", text)])]);
-                self.result(
-                    &id,
-                    st.object(&[("content", content), ("isError", "true".into())]),
-                );
+                self.result(&id, st.object(&[("content", content), ("isError", "true".into())]));
             }
             _ => {
                 let len = self.text_len(400, 1300);
@@ -398,11 +381,7 @@ impl Traffic {
         let st = self.session.style;
         let id = self.session.next_id(&mut self.rng);
         let uri = self.file_uri();
-        self.request(
-            &id,
-            "resources/read",
-            Some(st.object(&[("uri", st.string(&uri))])),
-        );
+        self.request(&id, "resources/read", Some(st.object(&[("uri", st.string(&uri))])));
         if self.rng.percent(6) {
             let data = st.object(&[("uri", st.string(&uri))]);
             self.error(&id, -32002, "Resource not found", Some(data));
@@ -448,10 +427,7 @@ impl Traffic {
         let text = format!("Please review this code:\n{snippet}");
         let message = st.object(&[
             ("role", st.string("user")),
-            (
-                "content",
-                st.object(&[("type", st.string("text")), ("text", st.string(&text))]),
-            ),
+            ("content", st.object(&[("type", st.string("text")), ("text", st.string(&text))])),
         ]);
         let result = st.object(&[
             ("description", st.string("Code review prompt")),
@@ -492,10 +468,7 @@ impl Traffic {
         let level = self.rng.pick(&["debug", "info", "warning", "error"]);
         let data = st.object(&[
             ("error", st.string("Connection failed")),
-            (
-                "details",
-                st.object(&[("host", st.string("localhost")), ("port", "5432".into())]),
-            ),
+            ("details", st.object(&[("host", st.string("localhost")), ("port", "5432".into())])),
         ]);
         let params = st.object(&[
             ("level", st.string(level)),
@@ -517,10 +490,7 @@ impl Traffic {
     fn resource_updated(&mut self) {
         let st = self.session.style;
         let uri = self.file_uri();
-        let params = st.object(&[
-            ("uri", st.string(&uri)),
-            ("title", st.string("Project file")),
-        ]);
+        let params = st.object(&[("uri", st.string(&uri)), ("title", st.string("Project file"))]);
         self.notification("notifications/resources/updated", Some(params));
     }
 
@@ -530,10 +500,7 @@ impl Traffic {
         let question = st.string(self.rng.pick(QUESTIONS));
         let message = st.object(&[
             ("role", st.string("user")),
-            (
-                "content",
-                st.object(&[("type", st.string("text")), ("text", question)]),
-            ),
+            ("content", st.object(&[("type", st.string("text")), ("text", question)])),
         ]);
         let hints = st.array(&[st.object(&[("name", st.string("claude-3-sonnet"))])]);
         let params = st.object(&[
@@ -555,10 +522,7 @@ impl Traffic {
         let answer = self.body(&answer);
         let result = st.object(&[
             ("role", st.string("assistant")),
-            (
-                "content",
-                st.object(&[("type", st.string("text")), ("text", answer)]),
-            ),
+            ("content", st.object(&[("type", st.string("text")), ("text", answer)])),
             ("model", st.string("claude-3-sonnet-20240307")),
             ("stopReason", st.string("endTurn")),
         ]);
@@ -628,15 +592,9 @@ impl Traffic {
         ]);
         self.request(&id, "tools/call", Some(params));
         let data = st.object(&[
-            (
-                "details",
-                st.string("connection reset by peer (os error 104)"),
-            ),
+            ("details", st.string("connection reset by peer (os error 104)")),
             ("retryable", "true".into()),
-            (
-                "trace",
-                st.array(&[st.string("db::pool::get"), st.string("tools::run_sql")]),
-            ),
+            ("trace", st.array(&[st.string("db::pool::get"), st.string("tools::run_sql")])),
         ]);
         self.error(&id, -32603, "Internal error", Some(data));
     }
@@ -653,10 +611,7 @@ impl Traffic {
         self.request(&id, "tools/call", Some(params));
         let ask = st.object(&[
             ("method", st.string("elicitation/create")),
-            (
-                "params",
-                st.object(&[("message", st.string("Which label should the issue get?"))]),
-            ),
+            ("params", st.object(&[("message", st.string("Which label should the issue get?"))])),
         ]);
         let result = st.object(&[
             ("resultType", st.string("input_required")),
@@ -687,9 +642,7 @@ impl Traffic {
     }
 
     fn file_uri(&mut self) -> String {
-        let dir = self
-            .rng
-            .pick(&["src", "src/scan", "tests", "docs", "examples"]);
+        let dir = self.rng.pick(&["src", "src/scan", "tests", "docs", "examples"]);
         let file = self.rng.pick(&[
             "main.rs",
             "lib.rs",
@@ -816,9 +769,8 @@ impl Style {
     fn envelope(self, mut members: Vec<(&str, String)>) -> String {
         members.insert(0, ("jsonrpc", self.string("2.0")));
         if self.method_first {
-            let (head, tail): (Vec<_>, Vec<_>) = members
-                .into_iter()
-                .partition(|(key, _)| *key != "jsonrpc" && *key != "id");
+            let (head, tail): (Vec<_>, Vec<_>) =
+                members.into_iter().partition(|(key, _)| *key != "jsonrpc" && *key != "id");
             members = head;
             members.extend(tail);
         }
@@ -916,12 +868,7 @@ const TOOLS: &[Tool] = &[
         description: "Fetch a web page and return it as markdown",
         args: &[
             ("url", "string", "Absolute http(s) URL", true),
-            (
-                "max_length",
-                "integer",
-                "Truncate after this many characters",
-                false,
-            ),
+            ("max_length", "integer", "Truncate after this many characters", false),
         ],
     },
     Tool {
@@ -942,22 +889,16 @@ impl Tool {
             .args
             .iter()
             .map(|(name, ty, description, _)| {
-                let mut schema = vec![
-                    ("type", st.string(ty)),
-                    ("description", st.string(description)),
-                ];
+                let mut schema =
+                    vec![("type", st.string(ty)), ("description", st.string(description))];
                 if *ty == "array" {
                     schema.push(("items", st.object(&[("type", st.string("string"))])));
                 }
                 (*name, st.object(&schema))
             })
             .collect();
-        let required: Vec<String> = self
-            .args
-            .iter()
-            .filter(|a| a.3)
-            .map(|a| st.string(a.0))
-            .collect();
+        let required: Vec<String> =
+            self.args.iter().filter(|a| a.3).map(|a| st.string(a.0)).collect();
         let schema = st.object(&[
             ("type", st.string("object")),
             ("properties", st.object(&properties)),
@@ -1007,12 +948,8 @@ const ARGUMENTS: &[&str] = &[
     "Bonjour, ça va ? 👋",
 ];
 
-const PROGRESS: &[&str] = &[
-    "Reticulating splines...",
-    "Indexing files",
-    "Waiting for the database",
-    "Almost done ✅",
-];
+const PROGRESS: &[&str] =
+    &["Reticulating splines...", "Indexing files", "Waiting for the database", "Almost done ✅"];
 
 const QUESTIONS: &[&str] = &[
     "What is the capital of France?",

@@ -23,10 +23,7 @@ use crate::rng::Rng;
 
 /// A JSON-RPC-ish message for `seed`: valid JSON (up to depth), often not a valid message.
 pub fn message(seed: u64) -> Vec<u8> {
-    let mut gen = Gen {
-        rng: Rng::new(seed),
-        ws_percent: 0,
-    };
+    let mut gen = Gen { rng: Rng::new(seed), ws_percent: 0 };
     gen.ws_percent = match gen.rng.below(4) {
         0 | 1 => 0,
         2 => 10,
@@ -167,11 +164,7 @@ impl Gen {
         let result = shape == 2 || self.rng.percent(4);
         let error = shape == 3 || self.rng.percent(4);
         if result {
-            let value = if self.rng.percent(3) {
-                self.deep()
-            } else {
-                self.value(3)
-            };
+            let value = if self.rng.percent(3) { self.deep() } else { self.value(3) };
             members.push(("result", value));
         }
         if error {
@@ -186,10 +179,8 @@ impl Gen {
             }
         }
 
-        let mut rendered: Vec<(String, String)> = members
-            .into_iter()
-            .map(|(key, value)| (self.key(key), value))
-            .collect();
+        let mut rendered: Vec<(String, String)> =
+            members.into_iter().map(|(key, value)| (self.key(key), value)).collect();
         for _ in 0..self.rng.below(3) {
             let member = self.unknown_member();
             rendered.push(member);
@@ -201,11 +192,7 @@ impl Gen {
                 Some(name) if self.rng.percent(50) => self.key(&name),
                 _ => key,
             };
-            let value = if self.rng.percent(50) {
-                value
-            } else {
-                self.value(1)
-            };
+            let value = if self.rng.percent(50) { value } else { self.value(1) };
             rendered.push((key, value));
         }
         if self.rng.percent(40) {
@@ -319,10 +306,7 @@ impl Gen {
 
     fn error_object(&mut self) -> String {
         if self.rng.percent(6) {
-            return (self
-                .rng
-                .pick(&["null", r#""oops""#, "[]", "-32600", "true"]))
-            .into();
+            return (self.rng.pick(&["null", r#""oops""#, "[]", "-32600", "true"])).into();
         }
         let mut members = Vec::new();
         if self.rng.percent(95) {
@@ -354,11 +338,7 @@ impl Gen {
             members.push((self.key("code"), code));
         }
         if self.rng.percent(95) {
-            let message = if self.rng.percent(90) {
-                self.string()
-            } else {
-                self.scalar()
-            };
+            let message = if self.rng.percent(90) { self.string() } else { self.scalar() };
             members.push((self.key("message"), message));
         }
         if self.rng.percent(50) {
@@ -366,16 +346,8 @@ impl Gen {
             members.push((self.key("data"), data));
         }
         if self.rng.percent(10) {
-            let name = if self.rng.percent(50) {
-                "code"
-            } else {
-                "message"
-            };
-            let value = if name == "code" {
-                "1".to_owned()
-            } else {
-                r#""again""#.to_owned()
-            };
+            let name = if self.rng.percent(50) { "code" } else { "message" };
+            let value = if name == "code" { "1".to_owned() } else { r#""again""#.to_owned() };
             members.push((self.key(name), value));
         }
         if self.rng.percent(30) {
@@ -409,11 +381,7 @@ impl Gen {
         for c in name.chars() {
             if self.rng.percent(40) {
                 let hex = format!("{:04x}", c as u32);
-                let hex = if self.rng.percent(50) {
-                    hex.to_uppercase()
-                } else {
-                    hex
-                };
+                let hex = if self.rng.percent(50) { hex.to_uppercase() } else { hex };
                 let _ = write!(out, "\\u{hex}");
             } else {
                 out.push(c);
@@ -438,9 +406,8 @@ impl Gen {
         let members: Vec<(String, String)> = (0..self.rng.below(4))
             .map(|_| {
                 let key = if self.rng.percent(20) {
-                    let name = self
-                        .rng
-                        .pick(&["method", "id", "jsonrpc", "params", "result", "error"]);
+                    let name =
+                        self.rng.pick(&["method", "id", "jsonrpc", "params", "result", "error"]);
                     self.key(name)
                 } else {
                     self.string()
@@ -514,8 +481,7 @@ impl Gen {
         for _ in 0..self.rng.below(8) {
             match self.rng.below(12) {
                 0 => out.push_str(
-                    self.rng
-                        .pick(&[r#"\""#, r"\\", r"\/", r"\b", r"\f", r"\n", r"\r", r"\t"]),
+                    self.rng.pick(&[r#"\""#, r"\\", r"\/", r"\b", r"\f", r"\n", r"\r", r"\t"]),
                 ),
                 1 => {
                     let unit = loop {
@@ -548,8 +514,7 @@ impl Gen {
                     "\u{80}",
                 ])),
                 5 => out.push_str(
-                    self.rng
-                        .pick(&["method", "id", "2.0", "jsonrpc", "{", "]", ":", ","]),
+                    self.rng.pick(&["method", "id", "2.0", "jsonrpc", "{", "]", ":", ","]),
                 ),
                 _ => out.push_str(self.rng.pick(&["a", "tools", " ", "x1", "Z", "-", "'"])),
             }

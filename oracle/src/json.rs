@@ -122,9 +122,7 @@ impl Member<'_> {
 /// The members of a raw JSON object, duplicates kept, in source order. `None` when `object`
 /// is not an object.
 pub fn members(object: &str) -> Option<Vec<Member<'_>>> {
-    serde_json::from_str::<Members<'_>>(object)
-        .ok()
-        .map(|m| m.0)
+    serde_json::from_str::<Members<'_>>(object).ok().map(|m| m.0)
 }
 
 /// serde target for [`members`]: keys and values both read as `&RawValue`, so nothing is
@@ -152,10 +150,7 @@ impl<'de> Visitor<'de> for MembersVisitor {
         // values: escapes stay visible, lone surrogates are accepted, control bytes are not.
         while let Some(key) = map.next_key::<&'de RawValue>()? {
             let value = map.next_value::<&'de RawValue>()?;
-            members.push(Member {
-                raw_key: key.get(),
-                value: value.get(),
-            });
+            members.push(Member { raw_key: key.get(), value: value.get() });
         }
         Ok(Members(members))
     }
@@ -246,20 +241,10 @@ mod tests {
 
     #[test]
     fn integer_literals() {
-        for yes in [
-            "0",
-            "-0",
-            "1",
-            "-1",
-            "10",
-            "18446744073709551617",
-            &"9".repeat(400),
-        ] {
+        for yes in ["0", "-0", "1", "-1", "10", "18446744073709551617", &"9".repeat(400)] {
             assert!(is_integer(yes), "{yes}");
         }
-        for no in [
-            "", "-", "01", "-01", "1.0", "1e2", "1E2", "+1", "\"1\"", "true", "- 1",
-        ] {
+        for no in ["", "-", "01", "-01", "1.0", "1e2", "1E2", "+1", "\"1\"", "true", "- 1"] {
             assert!(!is_integer(no), "{no}");
         }
     }

@@ -41,11 +41,7 @@ pub struct Entry {
 impl Entry {
     /// A message with no direction and no time.
     pub fn new(bytes: &[u8]) -> Entry {
-        Entry {
-            direction: None,
-            time_ms: None,
-            bytes: bytes.to_vec(),
-        }
+        Entry { direction: None, time_ms: None, bytes: bytes.to_vec() }
     }
 }
 
@@ -178,14 +174,10 @@ pub fn pair(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec
                 if waiting.len() >= max_in_flight {
                     events.push(ended(waiting.remove(0), "evicted"));
                 }
-                if let Some(earlier) = waiting
-                    .iter()
-                    .find(|w| w.direction == entry.direction && w.id == id)
+                if let Some(earlier) =
+                    waiting.iter().find(|w| w.direction == entry.direction && w.id == id)
                 {
-                    events.push(PairEvent::Duplicate {
-                        at,
-                        earlier: earlier.at,
-                    });
+                    events.push(PairEvent::Duplicate { at, earlier: earlier.at });
                 }
                 let method = verdict.method.clone().unwrap_or_default();
                 let tool = params
@@ -213,9 +205,7 @@ pub fn pair(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec
                     events.push(PairEvent::NullIdError(at));
                     continue;
                 };
-                let found = waiting
-                    .iter()
-                    .position(|w| w.direction == reverse && w.id == id);
+                let found = waiting.iter().position(|w| w.direction == reverse && w.id == id);
                 match found {
                     Some(i) => {
                         let w = waiting.remove(i);
@@ -243,17 +233,13 @@ pub fn pair(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec
                     let Some(id) = params.and_then(|p| member(p, "requestId")).and_then(key) else {
                         continue;
                     };
-                    match waiting
-                        .iter_mut()
-                        .find(|w| w.direction == entry.direction && w.id == id)
+                    match waiting.iter_mut().find(|w| w.direction == entry.direction && w.id == id)
                     {
                         Some(w) => w.cancelled = true,
                         None => events.push(PairEvent::StrayCancel(at)),
                     }
                 } else if method == Some("notifications/progress") {
-                    let Some(token) = params
-                        .and_then(|p| member(p, "progressToken"))
-                        .and_then(key)
+                    let Some(token) = params.and_then(|p| member(p, "progressToken")).and_then(key)
                     else {
                         continue;
                     };

@@ -91,11 +91,7 @@ pub fn log(seed: u64, n: usize) -> Vec<Entry> {
                 if rng.percent(90) {
                     // The response goes back the other way, as it should.
                     let direction = request_direction.map(|d| !d);
-                    log.push(Entry {
-                        direction,
-                        time_ms,
-                        bytes: response.into_bytes(),
-                    });
+                    log.push(Entry { direction, time_ms, bytes: response.into_bytes() });
                     continue;
                 }
                 response
@@ -128,11 +124,7 @@ pub fn log(seed: u64, n: usize) -> Vec<Entry> {
             }
             _ => r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
         };
-        log.push(Entry {
-            direction,
-            time_ms,
-            bytes: json.into_bytes(),
-        });
+        log.push(Entry { direction, time_ms, bytes: json.into_bytes() });
     }
     log
 }
@@ -188,12 +180,8 @@ pub enum Wrapper {
 
 impl Wrapper {
     /// Every wrapper.
-    pub const ALL: [Wrapper; 4] = [
-        Wrapper::Prefix,
-        Wrapper::Record,
-        Wrapper::Payload,
-        Wrapper::ProxyLog,
-    ];
+    pub const ALL: [Wrapper; 4] =
+        [Wrapper::Prefix, Wrapper::Record, Wrapper::Payload, Wrapper::ProxyLog];
 }
 
 /// A wrapped log: its bytes, and the 1-based line of each entry.
@@ -224,22 +212,10 @@ pub fn wrap(log: &[Entry], wrapper: Wrapper, seed: u64) -> Wrapped {
         skipped: (0, 0),
         args: match wrapper {
             Wrapper::Prefix => &["--line-format", PREFIX_FORMAT],
-            Wrapper::Record => &[
-                "--json-field",
-                "msg",
-                "--ts-field",
-                "ts",
-                "--dir-field",
-                "dir",
-            ],
-            Wrapper::Payload => &[
-                "--json-field",
-                "event.payload",
-                "--ts-field",
-                "time",
-                "--dir-field",
-                "direction",
-            ],
+            Wrapper::Record => &["--json-field", "msg", "--ts-field", "ts", "--dir-field", "dir"],
+            Wrapper::Payload => {
+                &["--json-field", "event.payload", "--ts-field", "time", "--dir-field", "direction"]
+            }
             Wrapper::ProxyLog => &[],
         },
     };
@@ -292,11 +268,7 @@ pub fn wrap(log: &[Entry], wrapper: Wrapper, seed: u64) -> Wrapped {
                     b.extend_from_slice(format!(r#""ts":"{}","#, rfc3339(ms, zone)).as_bytes());
                 }
                 if let Some(d) = entry.direction {
-                    b.extend_from_slice(if d {
-                        br#""dir":"c2s","#
-                    } else {
-                        br#""dir":"s2c","#
-                    });
+                    b.extend_from_slice(if d { br#""dir":"c2s","# } else { br#""dir":"s2c","# });
                 }
                 b.extend_from_slice(br#""session":"a1","msg":"#);
                 b.extend_from_slice(msg);
@@ -322,11 +294,7 @@ pub fn wrap(log: &[Entry], wrapper: Wrapper, seed: u64) -> Wrapped {
             }
             Wrapper::ProxyLog => {
                 let ms = entry.time_ms.unwrap_or(0);
-                let dir = if entry.direction.unwrap_or(true) {
-                    "c2s"
-                } else {
-                    "s2c"
-                };
+                let dir = if entry.direction.unwrap_or(true) { "c2s" } else { "s2c" };
                 b.extend_from_slice(
                     format!(r#"{{"ts":"{}","dir":"{dir}","msg":"#, rfc3339(ms, true)).as_bytes(),
                 );

@@ -59,12 +59,8 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream() {
-        let a: Vec<u64> = (0..8)
-            .scan(Rng::new(7), |r, _| Some(r.next_u64()))
-            .collect();
-        let b: Vec<u64> = (0..8)
-            .scan(Rng::new(7), |r, _| Some(r.next_u64()))
-            .collect();
+        let a: Vec<u64> = (0..8).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
+        let b: Vec<u64> = (0..8).scan(Rng::new(7), |r, _| Some(r.next_u64())).collect();
         assert_eq!(a, b);
         assert_ne!(a[0], Rng::new(8).next_u64());
     }

@@ -10,10 +10,8 @@ const IN_REPOSITORY: &str = "tests/data/jsontestsuite/test_parsing";
 
 /// Where the suite was when this crate was compiled: the repository root is this crate's
 /// parent. Used only when nothing tells [`dir`] where the running checkout is.
-pub const SUITE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../tests/data/jsontestsuite/test_parsing"
-);
+pub const SUITE: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/jsontestsuite/test_parsing");
 
 /// The suite's folder: `RPCSCAN_JSONTESTSUITE` when set (and not empty); else
 /// `tests/data/jsontestsuite/test_parsing` in the nearest ancestor of the running package
@@ -31,12 +29,7 @@ pub fn dir() -> PathBuf {
     let found = starts
         .into_iter()
         .flatten()
-        .flat_map(|start| {
-            start
-                .ancestors()
-                .map(|a| a.join(IN_REPOSITORY))
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|start| start.ancestors().map(|a| a.join(IN_REPOSITORY)).collect::<Vec<_>>())
         .find(|candidate| candidate.is_dir());
     match (found, manifest) {
         (Some(dir), _) => dir,
@@ -104,10 +97,7 @@ impl Case {
         match &self.name[..2] {
             "y_" => Some(true),
             "n_" => Some(false),
-            _ => I_STANCES
-                .iter()
-                .find(|(name, _)| *name == self.name)
-                .map(|&(_, valid)| valid),
+            _ => I_STANCES.iter().find(|(name, _)| *name == self.name).map(|&(_, valid)| valid),
         }
     }
 }

@@ -24,15 +24,8 @@ pub type Case = (&'static [u8], &'static str, Option<&'static str>);
 pub const KIND_NAMES: [&str; 5] = ["request", "notification", "result", "error", "invalid"];
 
 /// The -32700 (Parse error) reasons of docs/spec.md §4.
-pub const PARSE_ERROR_REASONS: [&str; 7] = [
-    "invalid_utf8",
-    "bom",
-    "syntax",
-    "trailing_bytes",
-    "too_deep",
-    "too_large",
-    "empty",
-];
+pub const PARSE_ERROR_REASONS: [&str; 7] =
+    ["invalid_utf8", "bom", "syntax", "trailing_bytes", "too_deep", "too_large", "empty"];
 
 /// The -32600 (Invalid Request) reasons of docs/spec.md §4.
 pub const INVALID_REQUEST_REASONS: [&str; 12] = [
@@ -87,10 +80,7 @@ pub fn generated() -> Vec<(Vec<u8>, &'static str, Option<&'static str>)> {
         (objects(1024), "too_deep"),
         (params(&format!("[{}]", "[".repeat(200_000))), "too_deep"),
         (arrays(500_000), "too_deep"),
-        (
-            params(&format!(r#"["{}"]"#, "[".repeat(5000))),
-            "notification",
-        ),
+        (params(&format!(r#"["{}"]"#, "[".repeat(5000))), "notification"),
     ]
     .into_iter()
     .map(|(message, verdict)| (message.into_bytes(), verdict, None))

@@ -13,14 +13,8 @@ fn lines(ndjson: &[u8]) -> Vec<&[u8]> {
 
 #[test]
 fn corpus_is_deterministic_and_seeded() {
-    assert_eq!(
-        generate(Mix::Mixed, 200_000, 9),
-        generate(Mix::Mixed, 200_000, 9)
-    );
-    assert_ne!(
-        generate(Mix::Small, 50_000, 1),
-        generate(Mix::Small, 50_000, 2)
-    );
+    assert_eq!(generate(Mix::Mixed, 200_000, 9), generate(Mix::Mixed, 200_000, 9));
+    assert_ne!(generate(Mix::Small, 50_000, 1), generate(Mix::Small, 50_000, 2));
     let joined: Vec<u8> = messages(Mix::Small, 50_000, 3)
         .into_iter()
         .flat_map(|mut m| {
@@ -62,16 +56,10 @@ fn corpus_covers_every_kind_and_mcp_feature() {
         *kinds.entry(classify(line).kind.as_str()).or_default() += 1;
     }
     for kind in ["request", "notification", "result", "error", "invalid"] {
-        assert!(
-            kinds.get(kind).copied().unwrap_or(0) > 0,
-            "{kind} missing: {kinds:?}"
-        );
+        assert!(kinds.get(kind).copied().unwrap_or(0) > 0, "{kind} missing: {kinds:?}");
     }
     let invalid = kinds["invalid"] as f64 / lines.len() as f64;
-    assert!(
-        (0.003..0.03).contains(&invalid),
-        "invalid fraction {invalid}"
-    );
+    assert!((0.003..0.03).contains(&invalid), "invalid fraction {invalid}");
 
     let text = String::from_utf8_lossy(&ndjson);
     for needle in [
@@ -101,10 +89,7 @@ fn corpus_covers_every_kind_and_mcp_feature() {
     }
     // ids above 2^53
     assert!(lines.iter().any(|l| {
-        classify(l)
-            .id
-            .and_then(|id| id.parse::<u64>().ok())
-            .is_some_and(|id| id > 1 << 53)
+        classify(l).id.and_then(|id| id.parse::<u64>().ok()).is_some_and(|id| id > 1 << 53)
     }));
     // results whose nested objects have a `method` member are still results
     assert!(lines.iter().any(|l| {
@@ -126,11 +111,7 @@ fn generated_messages_are_grammatical_and_cover_every_verdict() {
             .ok()
             .and_then(|s| serde_json::from_str::<&serde_json::value::RawValue>(s).ok())
             .is_some();
-        assert!(
-            grammatical,
-            "seed {seed}: {}",
-            String::from_utf8_lossy(&msg)
-        );
+        assert!(grammatical, "seed {seed}: {}", String::from_utf8_lossy(&msg));
         assert_eq!(validate_json(&msg), depth <= json::MAX_DEPTH, "seed {seed}");
         at_limit += usize::from(depth == json::MAX_DEPTH);
         over_limit += usize::from(depth == json::MAX_DEPTH + 1);
@@ -160,23 +141,12 @@ fn generated_messages_are_grammatical_and_cover_every_verdict() {
         "invalid/bad_error_object",
     ];
     for key in expected {
-        assert!(
-            verdicts.get(key).copied().unwrap_or(0) >= 30,
-            "{key} rare: {verdicts:#?}"
-        );
+        assert!(verdicts.get(key).copied().unwrap_or(0) >= 30, "{key} rare: {verdicts:#?}");
     }
-    let valid: usize = ["request", "notification", "result", "error"]
-        .iter()
-        .map(|k| verdicts[*k])
-        .sum();
-    assert!(
-        valid * 4 > 20_000,
-        "only {valid} valid messages: {verdicts:#?}"
-    );
-    assert!(
-        at_limit > 10 && over_limit > 10,
-        "depth {at_limit} at, {over_limit} over"
-    );
+    let valid: usize =
+        ["request", "notification", "result", "error"].iter().map(|k| verdicts[*k]).sum();
+    assert!(valid * 4 > 20_000, "only {valid} valid messages: {verdicts:#?}");
+    assert!(at_limit > 10 && over_limit > 10, "depth {at_limit} at, {over_limit} over");
 }
 
 #[test]
@@ -184,28 +154,19 @@ fn oracle_is_total_and_consistent_on_mutations() {
     let mut still_valid = 0;
     for seed in 0..20_000u64 {
         let base = if seed % 3 == 0 {
-            Traffic::new(Mix::Small, seed)
-                .nth(seed as usize % 40)
-                .unwrap()
+            Traffic::new(Mix::Small, seed).nth(seed as usize % 40).unwrap()
         } else {
             gen::message(seed)
         };
         let mutated = gen::mutate(seed, &base);
         let v = classify(&mutated);
         // JSON validity and the -32700 family are the same question.
-        assert_eq!(
-            validate_json(&mutated),
-            v.code != Some(-32700),
-            "{mutated:?}"
-        );
+        assert_eq!(validate_json(&mutated), v.code != Some(-32700), "{mutated:?}");
         assert_eq!(v.kind == Kind::Invalid, v.code.is_some());
         assert_eq!(v.reason.is_some(), v.code.is_some());
         still_valid += usize::from(v.is_valid());
     }
-    assert!(
-        still_valid > 100,
-        "mutations too destructive: {still_valid}"
-    );
+    assert!(still_valid > 100, "mutations too destructive: {still_valid}");
 }
 
 #[test]

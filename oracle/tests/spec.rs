@@ -32,16 +32,9 @@ fn disagreement(input: &[u8], verdict: &str, id: Option<&str>) -> Option<String>
 }
 
 fn check(table: &[Case]) {
-    let failures: Vec<String> = table
-        .iter()
-        .filter_map(|&(input, verdict, id)| disagreement(input, verdict, id))
-        .collect();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    let failures: Vec<String> =
+        table.iter().filter_map(|&(input, verdict, id)| disagreement(input, verdict, id)).collect();
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -60,12 +53,7 @@ fn section_2_generated_examples() {
         .iter()
         .filter_map(|(input, verdict, id)| disagreement(input, verdict, *id))
         .collect();
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
 #[test]
@@ -94,11 +82,7 @@ fn the_table_is_well_formed() {
                 table::code(verdict).is_some() || table::KIND_NAMES[..4].contains(&verdict),
                 "{section}: unknown verdict {verdict}"
             );
-            assert!(
-                seen.insert(input),
-                "{section}: twice: {}",
-                String::from_utf8_lossy(input)
-            );
+            assert!(seen.insert(input), "{section}: twice: {}", String::from_utf8_lossy(input));
         }
     }
 }
@@ -112,21 +96,12 @@ fn method_and_error_code_are_exposed() {
     let v = classify(br#"{"jsonrpc":"2.0","error":{"code":-32601,"message":"x"},"id":1}"#);
     assert_eq!((v.error_code.as_deref(), v.method), (Some("-32601"), None));
     let v = classify(br#"{"jsonrpc":"2.0","result":1,"id":1}"#);
-    assert_eq!(
-        (v.error_code, v.method, v.code, v.reason),
-        (None, None, None, None)
-    );
+    assert_eq!((v.error_code, v.method, v.code, v.reason), (None, None, None, None));
 }
 
 #[test]
 fn kind_names() {
-    let kinds = [
-        Kind::Request,
-        Kind::Notification,
-        Kind::Result,
-        Kind::Error,
-        Kind::Invalid,
-    ];
+    let kinds = [Kind::Request, Kind::Notification, Kind::Result, Kind::Error, Kind::Invalid];
     let names: Vec<&str> = kinds.iter().map(Kind::as_str).collect();
     assert_eq!(names, table::KIND_NAMES);
 }

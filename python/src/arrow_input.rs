@@ -49,12 +49,9 @@ pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
         // original released, so the capsule's destructor does not release it again.
         let mut stream = unsafe { FFI_ArrowArrayStream::from_raw(raw.as_ptr().cast()) };
         let mut schema = FFI_ArrowSchema::empty();
-        let get_schema = stream
-            .get_schema
-            .ok_or_else(|| arrow_error("a stream without get_schema"))?;
-        let get_next = stream
-            .get_next
-            .ok_or_else(|| arrow_error("a stream without get_next"))?;
+        let get_schema =
+            stream.get_schema.ok_or_else(|| arrow_error("a stream without get_schema"))?;
+        let get_next = stream.get_next.ok_or_else(|| arrow_error("a stream without get_next"))?;
         // SAFETY: the stream's own callback, on the stream, writing a schema into `schema`.
         if unsafe { get_schema(&mut stream, &mut schema) } != 0 {
             return Err(arrow_error(last_error(&mut stream)));
@@ -93,9 +90,7 @@ pub fn import(obj: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
         .map_err(arrow_error)?;
         return Ok(vec![make_array(data)]);
     }
-    Err(PyTypeError::new_err(
-        "not an Arrow array (no __arrow_c_stream__ / __arrow_c_array__)",
-    ))
+    Err(PyTypeError::new_err("not an Arrow array (no __arrow_c_stream__ / __arrow_c_array__)"))
 }
 
 fn last_error(stream: &mut FFI_ArrowArrayStream) -> String {
@@ -179,10 +174,7 @@ impl<'a> Values<'a> {
 
 /// Scans every element of `arrays` (in order, on the rayon pool) into rows.
 pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
-    let values = arrays
-        .iter()
-        .map(|a| Values::new(a.as_ref()))
-        .collect::<PyResult<Vec<_>>>()?;
+    let values = arrays.iter().map(|a| Values::new(a.as_ref())).collect::<PyResult<Vec<_>>>()?;
     // Work units: (array, first element, end, line of the first element, its offset).
     let mut units = Vec::new();
     let (mut line, mut offset) = (1u64, 0u64);
@@ -198,10 +190,7 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
             start = end;
         }
     }
-    let source = Source {
-        name: "<arrow>".to_owned(),
-        json_name: b"\"<arrow>\"".to_vec(),
-    };
+    let source = Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec() };
     let parts: Vec<Rows> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {
@@ -212,22 +201,14 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
                     continue;
                 };
                 let verdict = if bytes.len() > settings.max_message_size {
-                    Verdict::Skipped {
-                        reason: Reason::TooLarge,
-                        len: bytes.len() as u64,
-                    }
+                    Verdict::Skipped { reason: Reason::TooLarge, len: bytes.len() as u64 }
                 } else {
                     match settings.parser.parse(bytes) {
                         Ok(m) => Verdict::Message(m),
                         Err(inv) => Verdict::Invalid(inv),
                     }
                 };
-                let item = Item {
-                    offset,
-                    line: line + (i - start) as u64,
-                    bytes,
-                    verdict,
-                };
+                let item = Item { offset, line: line + (i - start) as u64, bytes, verdict };
                 Collect.item(&source, &item, &mut out, &mut rows);
                 offset += bytes.len() as u64 + 1;
             }

@@ -59,11 +59,7 @@ impl Input {
 
 /// `strict=True` → strict validation, `False` → envelope mode (docs/spec.md §6).
 fn parser(strict: bool) -> Parser {
-    Parser::new().validation(if strict {
-        Validation::Strict
-    } else {
-        Validation::Envelope
-    })
+    Parser::new().validation(if strict { Validation::Strict } else { Validation::Envelope })
 }
 
 /// A JSON string's text: decoded by the library, or by the standard library's `json` when
@@ -84,9 +80,8 @@ fn text<'py>(py: Python<'py>, s: Str<'_>) -> PyResult<Bound<'py, PyAny>> {
 /// `json.loads(raw)`.
 fn json_loads<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     static LOADS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let loads = LOADS.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import("json")?.getattr("loads")?.unbind())
-    })?;
+    let loads = LOADS
+        .get_or_try_init(py, || Ok::<_, PyErr>(py.import("json")?.getattr("loads")?.unbind()))?;
     loads.bind(py).call1((PyBytes::new(py, raw),))
 }
 
@@ -116,14 +111,7 @@ fn invalid_error(py: Python<'_>, inv: &Invalid<'_>) -> PyErr {
     };
     let id_raw = inv.id().map(|id| PyBytes::new(py, id.raw()));
     let response = PyBytes::new(py, &inv.response().to_vec());
-    let args = (
-        inv.to_string(),
-        inv.reason().as_str(),
-        inv.code(),
-        inv.offset(),
-        id_raw,
-        response,
-    );
+    let args = (inv.to_string(), inv.reason().as_str(), inv.code(), inv.offset(), id_raw, response);
     match class.call1(args) {
         Ok(err) => PyErr::from_value(err),
         Err(e) => e,
@@ -216,10 +204,7 @@ impl Message {
             Some(m) => m.bind(py).repr()?.to_string(),
             None => "None".to_owned(),
         };
-        Ok(format!(
-            "Message(kind='{}', id={id}, method={method})",
-            self.kind
-        ))
+        Ok(format!("Message(kind='{}', id={id}, method={method})", self.kind))
     }
 }
 
@@ -293,9 +278,8 @@ fn respond<'py>(
     let answer: Cow<'_, [u8]> = match parser(strict).parse(input.as_slice()) {
         Err(inv) => inv.response().to_vec().into(),
         Ok(m) if m.kind() == Kind::Request => {
-            let known = m
-                .method()
-                .is_some_and(|method| supported.iter().any(|s| method == s.as_str()));
+            let known =
+                m.method().is_some_and(|method| supported.iter().any(|s| method == s.as_str()));
             if known {
                 return Ok(None);
             }
@@ -318,10 +302,7 @@ fn reasons(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
         .map(|r| {
             PyTuple::new(
                 py,
-                [
-                    r.as_str().into_pyobject(py)?.into_any(),
-                    r.code().into_pyobject(py)?.into_any(),
-                ],
+                [r.as_str().into_pyobject(py)?.into_any(), r.code().into_pyobject(py)?.into_any()],
             )
         })
         .collect()

@@ -112,8 +112,7 @@ impl Command for Collect {
             Verdict::Message(m) => {
                 rows.method.push_name(m.method());
                 rows.id.push(m.id().map(|id| id.raw()));
-                rows.error_code
-                    .push(m.error_code().and_then(|c| c.as_i64()));
+                rows.error_code.push(m.error_code().and_then(|c| c.as_i64()));
                 rows.tool_name.push_name(m.mcp().tool_name());
             }
             Verdict::Invalid(inv) => {
@@ -196,12 +195,7 @@ fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Sett
     if max_message_size == 0 {
         return Err(PyValueError::new_err("max_message_size must be at least 1"));
     }
-    Ok(Settings {
-        framing,
-        parser: Parser::new().validation(mode),
-        max_message_size,
-        mmap: true,
-    })
+    Ok(Settings { framing, parser: Parser::new().validation(mode), max_message_size, mmap: true })
 }
 
 fn names<const N: usize>(names: [&str; N]) -> String {
@@ -251,9 +245,8 @@ pub fn scan_path(
     let settings = settings(framing, mode, max_message_size)?;
     // Open errors become the matching OSError subclass (FileNotFoundError, ...), here,
     // rather than a note on stderr from the engine.
-    let meta = std::fs::File::open(&path)
-        .and_then(|f| f.metadata())
-        .map_err(|e| os_error(&e, &path))?;
+    let meta =
+        std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(&e, &path))?;
     if meta.is_dir() {
         return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!(
             "{}: is a directory",
@@ -334,12 +327,7 @@ impl Table {
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| f.name().clone())
-            .collect()
+        self.batch.schema().fields().iter().map(|f| f.name().clone()).collect()
     }
 
     fn __len__(&self) -> usize {
@@ -347,10 +335,6 @@ impl Table {
     }
 
     fn __repr__(&self) -> String {
-        format!(
-            "rpcscan.Table({} rows: {})",
-            self.batch.num_rows(),
-            self.column_names().join(", ")
-        )
+        format!("rpcscan.Table({} rows: {})", self.batch.num_rows(), self.column_names().join(", "))
     }
 }

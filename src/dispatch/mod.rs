@@ -9,12 +9,7 @@
 mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512;
-#[cfg(all(
-    target_arch = "aarch64",
-    target_feature = "neon",
-    not(miri),
-    not(rpcscan_disable_simd)
-))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
 mod neon;
 
 use crate::error::JsonError;
@@ -247,15 +242,8 @@ mod tests {
     /// alignment, with and without bytes after the string.
     #[allow(dead_code)]
     fn inline_string_look_agrees(looks: &[(&str, StringLook<'_>)]) {
-        let specials: [&[u8]; 7] = [
-            b"\"",
-            b"\\\"",
-            b"\\u00e9",
-            b"\x01",
-            "é".as_bytes(),
-            b"\xff",
-            b"\\",
-        ];
+        let specials: [&[u8]; 7] =
+            [b"\"", b"\\\"", b"\\u00e9", b"\x01", "é".as_bytes(), b"\xff", b"\\"];
         for len in 0..=130usize {
             for at in (0..len).map(Some).chain([None]) {
                 for special in specials {

@@ -60,13 +60,7 @@ macro_rules! tokio_decoder {
     )*};
 }
 
-tokio_decoder!(
-    NdjsonDecoder,
-    ContentLengthDecoder,
-    SseDecoder,
-    JsonSeqDecoder,
-    AnyDecoder
-);
+tokio_decoder!(NdjsonDecoder, ContentLengthDecoder, SseDecoder, JsonSeqDecoder, AnyDecoder);
 
 fn refuse(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, what.to_owned())
@@ -117,11 +111,7 @@ impl<T: AsRef<[u8]>> Encoder<T> for SseDecoder {
                 Some(i) => {
                     dst.put_slice(rest.get(..i).unwrap_or_default());
                     dst.put_u8(b'\n');
-                    let skip = if rest.get(i..i + 2) == Some(b"\r\n") {
-                        2
-                    } else {
-                        1
-                    };
+                    let skip = if rest.get(i..i + 2) == Some(b"\r\n") { 2 } else { 1 };
                     rest = rest.get(i + skip..).unwrap_or_default();
                 }
                 None => {
@@ -140,9 +130,7 @@ impl<T: AsRef<[u8]>> Encoder<T> for JsonSeqDecoder {
     fn encode(&mut self, msg: T, dst: &mut BytesMut) -> io::Result<()> {
         let msg = msg.as_ref();
         if memchr(0x1E, msg).is_some() {
-            return Err(refuse(
-                "a json-seq record cannot contain a record separator",
-            ));
+            return Err(refuse("a json-seq record cannot contain a record separator"));
         }
         dst.reserve(msg.len() + 2);
         dst.put_u8(0x1E);

@@ -74,26 +74,13 @@ enum State {
     /// Between frames: skipping whitespace until a header block starts.
     Idle,
     /// Reading the header block that starts at `start`, one line at a time.
-    Headers {
-        start: u64,
-        first: bool,
-        length: Option<u64>,
-        error: Option<FrameErrorKind>,
-    },
+    Headers { start: u64, first: bool, length: Option<u64>, error: Option<FrameErrorKind> },
     /// Waiting for all `len` body bytes.
     Body { start: u64, len: usize },
     /// Dropping the body of a frame over the limit.
-    Discard {
-        start: u64,
-        remaining: u64,
-        declared: u64,
-    },
+    Discard { start: u64, remaining: u64, declared: u64 },
     /// Skipping to the next line that starts with `Content-Length:`, then reporting `error`.
-    Resync {
-        error: FrameErrorKind,
-        start: u64,
-        at_line_start: bool,
-    },
+    Resync { error: FrameErrorKind, start: u64, at_line_start: bool },
 }
 
 impl Default for ContentLengthDecoder {
@@ -107,10 +94,7 @@ impl ContentLengthDecoder {
     pub const fn new() -> Self {
         ContentLengthDecoder {
             max: DEFAULT_MAX_MESSAGE_SIZE,
-            cur: Cursor {
-                pos: 0,
-                searched: 0,
-            },
+            cur: Cursor { pos: 0, searched: 0 },
             state: State::Idle,
         }
     }
@@ -127,11 +111,7 @@ impl ContentLengthDecoder {
 
     /// After a bad header line or block: resynchronize.
     fn resync(&mut self, error: FrameErrorKind, start: u64, at_line_start: bool) {
-        self.state = State::Resync {
-            error,
-            start,
-            at_line_start,
-        };
+        self.state = State::Resync { error, start, at_line_start };
     }
 }
 
@@ -148,22 +128,13 @@ impl Decode for ContentLengthDecoder {
                     self.cur.searched = 0;
                     let start = self.cur.pos;
                     if buf.first().copied().is_some_and(is_tchar) {
-                        self.state = State::Headers {
-                            start,
-                            first: true,
-                            length: None,
-                            error: None,
-                        };
+                        self.state =
+                            State::Headers { start, first: true, length: None, error: None };
                     } else {
                         self.resync(FrameErrorKind::Junk, start, false);
                     }
                 }
-                State::Headers {
-                    start,
-                    first,
-                    mut length,
-                    mut error,
-                } => {
+                State::Headers { start, first, mut length, mut error } => {
                     let junk = if first {
                         FrameErrorKind::Junk
                     } else {
@@ -199,18 +170,9 @@ impl Decode for ContentLengthDecoder {
                             (Some(kind), _) => self.resync(kind, start, true),
                             (None, None) => self.resync(FrameErrorKind::MissingLength, start, true),
                             (None, Some(n)) if n > self.max as u64 => {
-                                self.state = State::Discard {
-                                    start,
-                                    remaining: n,
-                                    declared: n,
-                                }
+                                self.state = State::Discard { start, remaining: n, declared: n }
                             }
-                            (None, Some(n)) => {
-                                self.state = State::Body {
-                                    start,
-                                    len: n as usize,
-                                }
-                            }
+                            (None, Some(n)) => self.state = State::Body { start, len: n as usize },
                         }
                         continue;
                     }
@@ -239,12 +201,7 @@ impl Decode for ContentLengthDecoder {
                     }
                     self.cur.skip(buf, i + 1);
                     self.cur.searched = 0;
-                    self.state = State::Headers {
-                        start,
-                        first: false,
-                        length,
-                        error,
-                    };
+                    self.state = State::Headers { start, first: false, length, error };
                 }
                 State::Body { start, len } => {
                     if buf.len() < len {
@@ -256,20 +213,12 @@ impl Decode for ContentLengthDecoder {
                     self.state = State::Idle;
                     return Some(Ok(Frame::new(body.freeze(), start, Some(body_offset))));
                 }
-                State::Discard {
-                    start,
-                    remaining,
-                    declared,
-                } => {
+                State::Discard { start, remaining, declared } => {
                     let n = remaining.min(buf.len() as u64);
                     self.cur.skip(buf, n as usize);
                     let remaining = remaining - n;
                     if remaining > 0 {
-                        self.state = State::Discard {
-                            start,
-                            remaining,
-                            declared,
-                        };
+                        self.state = State::Discard { start, remaining, declared };
                         return None;
                     }
                     self.state = State::Idle;
@@ -282,21 +231,13 @@ impl Decode for ContentLengthDecoder {
                         self.max,
                     )));
                 }
-                State::Resync {
-                    error,
-                    start,
-                    mut at_line_start,
-                } => loop {
+                State::Resync { error, start, mut at_line_start } => loop {
                     let n = CONTENT_LENGTH.len() + 1;
                     let head = buf.get(..n.min(buf.len())).unwrap_or_default();
                     if at_line_start && starts_content_length(head) {
                         if head.len() < n {
                             // A prefix of `Content-Length:`: wait for the rest.
-                            self.state = State::Resync {
-                                error,
-                                start,
-                                at_line_start,
-                            };
+                            self.state = State::Resync { error, start, at_line_start };
                             return None;
                         }
                         let err = self.error(error, start);
@@ -316,11 +257,7 @@ impl Decode for ContentLengthDecoder {
                         }
                         None => {
                             self.cur.skip_all(buf);
-                            self.state = State::Resync {
-                                error,
-                                start,
-                                at_line_start: false,
-                            };
+                            self.state = State::Resync { error, start, at_line_start: false };
                             return None;
                         }
                     }
@@ -342,9 +279,7 @@ impl Decode for ContentLengthDecoder {
                 (error.unwrap_or(FrameErrorKind::Truncated), start)
             }
             State::Body { start, .. } => (FrameErrorKind::Truncated, start),
-            State::Discard {
-                start, declared, ..
-            } => {
+            State::Discard { start, declared, .. } => {
                 let len = self.cur.pos - start;
                 let err =
                     FrameError::too_large(Framing::ContentLength, start, len, declared, self.max);
@@ -358,9 +293,7 @@ impl Decode for ContentLengthDecoder {
 
 /// `true` when `head` (up to 15 bytes) is a prefix of `Content-Length:`, any case.
 fn starts_content_length(head: &[u8]) -> bool {
-    head.iter()
-        .zip(CONTENT_LENGTH.iter().chain(b":"))
-        .all(|(a, b)| a.eq_ignore_ascii_case(b))
+    head.iter().zip(CONTENT_LENGTH.iter().chain(b":")).all(|(a, b)| a.eq_ignore_ascii_case(b))
 }
 
 /// Splits a header line into its name and trimmed value; `None` if it is malformed.
@@ -371,10 +304,7 @@ fn header(line: &[u8]) -> Option<(&[u8], &[u8])> {
     if name.is_empty() || !name.iter().copied().all(is_tchar) {
         return None;
     }
-    if !value
-        .iter()
-        .all(|&b| b == b'\t' || (b' '..=b'~').contains(&b))
-    {
+    if !value.iter().all(|&b| b == b'\t' || (b' '..=b'~').contains(&b)) {
         return None;
     }
     Some((name, value.trim_ascii()))
@@ -409,10 +339,7 @@ mod tests {
 
     #[test]
     fn header_lines() {
-        assert_eq!(
-            header(b"Content-Length:  12 "),
-            Some((&b"Content-Length"[..], &b"12"[..]))
-        );
+        assert_eq!(header(b"Content-Length:  12 "), Some((&b"Content-Length"[..], &b"12"[..])));
         assert_eq!(header(b"X:"), Some((&b"X"[..], &b""[..])));
         assert_eq!(header(b"no colon"), None);
         assert_eq!(header(b": empty name"), None);

@@ -27,8 +27,7 @@ impl Framing {
         }
         let line = first_bytes.strip_prefix(BOM).unwrap_or(first_bytes);
         let starts_any_case = |prefix: &[u8]| {
-            line.get(..prefix.len())
-                .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
+            line.get(..prefix.len()).is_some_and(|head| head.eq_ignore_ascii_case(prefix))
         };
         if starts_any_case(b"content-length:") || starts_any_case(b"content-type:") {
             return Framing::ContentLength;
@@ -63,12 +62,7 @@ mod tests {
             (b" data: x\n", Framing::Ndjson),
         ];
         for &(input, want) in cases {
-            assert_eq!(
-                Framing::detect(input),
-                want,
-                "{:?}",
-                String::from_utf8_lossy(input)
-            );
+            assert_eq!(Framing::detect(input), want, "{:?}", String::from_utf8_lossy(input));
         }
     }
 }

@@ -57,11 +57,7 @@ enum State {
     /// Inside the record whose RS is at `rs`.
     Record { rs: u64 },
     /// Dropping an oversized record whose RS is at `rs`.
-    Discard {
-        rs: u64,
-        seen: u64,
-        last: Option<u8>,
-    },
+    Discard { rs: u64, seen: u64, last: Option<u8> },
 }
 
 impl Default for JsonSeqDecoder {
@@ -75,14 +71,8 @@ impl JsonSeqDecoder {
     pub const fn new() -> Self {
         JsonSeqDecoder {
             max: DEFAULT_MAX_MESSAGE_SIZE,
-            cur: Cursor {
-                pos: 0,
-                searched: 0,
-            },
-            state: State::Preamble {
-                start: 0,
-                junk: false,
-            },
+            cur: Cursor { pos: 0, searched: 0 },
+            state: State::Preamble { start: 0, junk: false },
         }
     }
 
@@ -184,10 +174,7 @@ impl Decode for JsonSeqDecoder {
         }
         let state = self.state;
         let end = self.cur.pos + buf.len() as u64;
-        self.state = State::Preamble {
-            start: end,
-            junk: false,
-        };
+        self.state = State::Preamble { start: end, junk: false };
         self.cur.searched = 0;
         match state {
             State::Preamble { start, junk } => {

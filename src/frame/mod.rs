@@ -109,12 +109,8 @@ pub enum Framing {
 
 impl Framing {
     /// All framings, in declaration order.
-    pub const ALL: [Framing; 4] = [
-        Framing::Ndjson,
-        Framing::ContentLength,
-        Framing::Sse,
-        Framing::JsonSeq,
-    ];
+    pub const ALL: [Framing; 4] =
+        [Framing::Ndjson, Framing::ContentLength, Framing::Sse, Framing::JsonSeq];
 
     /// The name used by the CLI (`--framing NAME`): `ndjson`, `content-length`, `sse`,
     /// `json-seq`.
@@ -140,11 +136,7 @@ pub struct UnknownFraming(String);
 
 impl fmt::Display for UnknownFraming {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "unknown framing {:?} (expected ndjson, content-length, sse or json-seq)",
-            self.0
-        )
+        write!(f, "unknown framing {:?} (expected ndjson, content-length, sse or json-seq)", self.0)
     }
 }
 
@@ -183,13 +175,7 @@ pub struct Frame {
 
 impl Frame {
     pub(crate) fn new(bytes: Bytes, offset: u64, body_offset: Option<u64>) -> Self {
-        Frame {
-            bytes,
-            offset,
-            body_offset,
-            event: None,
-            last_event_id: None,
-        }
+        Frame { bytes, offset, body_offset, event: None, last_event_id: None }
     }
 
     /// Attaches SSE fields; both must hold UTF-8 (the SSE decoder makes sure of it).
@@ -336,14 +322,7 @@ pub struct FrameError {
 
 impl FrameError {
     pub(crate) fn new(framing: Framing, kind: FrameErrorKind, offset: u64, len: u64) -> Self {
-        FrameError {
-            framing,
-            kind,
-            offset,
-            len,
-            size: 0,
-            limit: 0,
-        }
+        FrameError { framing, kind, offset, len, size: 0, limit: 0 }
     }
 
     pub(crate) fn too_large(
@@ -609,9 +588,7 @@ impl Cursor {
 
 /// JSON whitespace: what blank lines and blank records are made of.
 pub(crate) fn is_blank(bytes: &[u8]) -> bool {
-    bytes
-        .iter()
-        .all(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+    bytes.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
 }
 
 /// `true` when a partial message of `seen` bytes already exceeds `max`, whatever comes

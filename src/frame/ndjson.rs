@@ -70,10 +70,7 @@ impl NdjsonDecoder {
     pub const fn new() -> Self {
         NdjsonDecoder {
             max: DEFAULT_MAX_MESSAGE_SIZE,
-            cur: Cursor {
-                pos: 0,
-                searched: 0,
-            },
+            cur: Cursor { pos: 0, searched: 0 },
             discarding: None,
             recovery: None,
         }

@@ -293,13 +293,7 @@ impl SseDecoder {
         let start = ev.start?;
         if ev.too_large {
             let len = blank - start;
-            return Some(Err(FrameError::too_large(
-                Framing::Sse,
-                start,
-                len,
-                len,
-                self.max,
-            )));
+            return Some(Err(FrameError::too_large(Framing::Sse, start, len, len, self.max)));
         }
         let (bytes, body_offset) = match ev.data {
             Data::None => return None,
@@ -308,9 +302,7 @@ impl SseDecoder {
             Data::Many(joined) => (joined.freeze(), None),
         };
         let kind = ev.kind.filter(|k| !k.is_empty());
-        Some(Ok(
-            Frame::new(bytes, start, body_offset).with_sse(kind, self.last_id.clone())
-        ))
+        Some(Ok(Frame::new(bytes, start, body_offset).with_sse(kind, self.last_id.clone())))
     }
 }
 
@@ -456,36 +448,16 @@ mod tests {
             (b"data: {}\n\n", &[(None, true)]),
             (b"event: message\ndata: {}\n\n", &[(Some("message"), true)]),
             (b"event:\ndata: {}\n\n", &[(None, true)]), // empty type: the default
-            (
-                b"event: endpoint\ndata: /message?sessionId=abc\n\n",
-                &[(Some("endpoint"), false)],
-            ),
+            (b"event: endpoint\ndata: /message?sessionId=abc\n\n", &[(Some("endpoint"), false)]),
             (b"event: Message\ndata: {}\n\n", &[(Some("Message"), false)]), // case matters
-            (
-                b"event: message \ndata: {}\n\n",
-                &[(Some("message "), false)],
-            ),
-            (
-                b"event: ping\ndata: {}\n\ndata: {}\n\n",
-                &[(Some("ping"), false), (None, true)],
-            ),
-            (
-                b"event: x\nevent: message\ndata: {}\n\n",
-                &[(Some("message"), true)],
-            ), // last wins
+            (b"event: message \ndata: {}\n\n", &[(Some("message "), false)]),
+            (b"event: ping\ndata: {}\n\ndata: {}\n\n", &[(Some("ping"), false), (None, true)]),
+            (b"event: x\nevent: message\ndata: {}\n\n", &[(Some("message"), true)]), // last wins
             (b"event: endpoint\n\n", &[]), // no data: no frame at all
         ];
         for (stream, want) in cases {
-            let want: Vec<_> = want
-                .iter()
-                .map(|(e, m)| (e.map(str::to_owned), *m))
-                .collect();
-            assert_eq!(
-                events(stream),
-                want,
-                "{:?}",
-                String::from_utf8_lossy(stream)
-            );
+            let want: Vec<_> = want.iter().map(|(e, m)| (e.map(str::to_owned), *m)).collect();
+            assert_eq!(events(stream), want, "{:?}", String::from_utf8_lossy(stream));
         }
     }
 

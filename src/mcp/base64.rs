@@ -52,12 +52,7 @@ pub(crate) struct Decoded<'a> {
 }
 
 pub(crate) fn decode(text: &[u8]) -> Decoded<'_> {
-    Decoded {
-        quads: text.chunks_exact(4),
-        out: [0; 3],
-        at: 0,
-        len: 0,
-    }
+    Decoded { quads: text.chunks_exact(4), out: [0; 3], at: 0, len: 0 }
 }
 
 impl Iterator for Decoded<'_> {

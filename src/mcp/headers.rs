@@ -199,11 +199,7 @@ pub struct McpHeaders<'h> {
 impl<'h> McpHeaders<'h> {
     /// No headers.
     pub const fn new() -> Self {
-        McpHeaders {
-            method: None,
-            name: None,
-            protocol_version: None,
-        }
+        McpHeaders { method: None, name: None, protocol_version: None }
     }
 
     /// The `Mcp-Method` value.
@@ -243,11 +239,7 @@ impl<'h> McpHeaders<'h> {
         msg: &Message<'a>,
         mcp: &Mcp<'a>,
     ) -> Result<(), HeaderMismatch<'a>> {
-        let fail = |header, kind| HeaderMismatch {
-            header,
-            kind,
-            id: msg.id(),
-        };
+        let fail = |header, kind| HeaderMismatch { header, kind, id: msg.id() };
         check_method(self.method, msg).map_err(|k| fail(McpHeader::Method, k))?;
         check_name(self.name, msg, mcp).map_err(|k| fail(McpHeader::Name, k))?;
         check_version(self.protocol_version, mcp).map_err(|k| fail(McpHeader::ProtocolVersion, k))
@@ -274,11 +266,7 @@ fn check_method(header: Option<&[u8]>, msg: &Message<'_>) -> Result<(), Mismatch
 fn check_name(header: Option<&[u8]>, msg: &Message<'_>, mcp: &Mcp<'_>) -> Result<(), MismatchKind> {
     let required = msg.kind() == Kind::Request && msg.method().and_then(name_key).is_some();
     let Some(value) = header else {
-        return if required {
-            Err(MismatchKind::Missing)
-        } else {
-            Ok(())
-        };
+        return if required { Err(MismatchKind::Missing) } else { Ok(()) };
     };
     let body = match mcp.mcp_name() {
         Some(field) => field,
@@ -296,11 +284,7 @@ fn check_name(header: Option<&[u8]>, msg: &Message<'_>, mcp: &Mcp<'_>) -> Result
 fn check_version(header: Option<&[u8]>, mcp: &Mcp<'_>) -> Result<(), MismatchKind> {
     let body = mcp.protocol_version();
     let Some(value) = header else {
-        return if body.is_missing() {
-            Ok(())
-        } else {
-            Err(MismatchKind::Missing)
-        };
+        return if body.is_missing() { Ok(()) } else { Err(MismatchKind::Missing) };
     };
     if !is_plain(value) {
         return Err(MismatchKind::Malformed);
@@ -331,10 +315,7 @@ enum HeaderText<'h> {
 
 impl<'h> HeaderText<'h> {
     fn parse(value: &'h [u8]) -> Option<Self> {
-        match value
-            .strip_prefix(PREFIX)
-            .and_then(|v| v.strip_suffix(SUFFIX))
-        {
+        match value.strip_prefix(PREFIX).and_then(|v| v.strip_suffix(SUFFIX)) {
             Some(payload) => {
                 base64::validate(payload)?;
                 Some(HeaderText::Base64(payload))
@@ -409,9 +390,7 @@ pub fn decode_header_value<'b>(
         Some(HeaderText::Plain(text)) => Ok(text),
         Some(HeaderText::Base64(payload)) => {
             let needed = base64::validate(payload).ok_or(HeaderValueError::BadBase64)?;
-            let out = out
-                .get_mut(..needed)
-                .ok_or(HeaderValueError::BufferTooSmall { needed })?;
+            let out = out.get_mut(..needed).ok_or(HeaderValueError::BufferTooSmall { needed })?;
             for (slot, b) in out.iter_mut().zip(base64::decode(payload)) {
                 *slot = b;
             }

@@ -198,9 +198,7 @@ impl<'a> Mcp<'a> {
     }
 
     fn named(&self, method: &str, field: Field<'a>) -> Option<Str<'a>> {
-        (self.kind == Kind::Request && self.method? == method)
-            .then(|| field.as_str())
-            .flatten()
+        (self.kind == Kind::Request && self.method? == method).then(|| field.as_str()).flatten()
     }
 
     /// `result.resultType` of a success response; `None` for any other message. Absent

@@ -48,11 +48,7 @@ const fn word(name: &[u8]) -> (u64, u64) {
         k += 1;
     }
     bytes[name.len()] = b'"';
-    let mask = if name.len() + 1 == 8 {
-        u64::MAX
-    } else {
-        (1u64 << (8 * (name.len() + 1))) - 1
-    };
+    let mask = if name.len() + 1 == 8 { u64::MAX } else { (1u64 << (8 * (name.len() + 1))) - 1 };
     (u64::from_le_bytes(bytes), mask)
 }
 
@@ -287,11 +283,7 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
     #[inline(always)]
     fn enter(&mut self, open: usize) -> Result<Result<usize, usize>, JsonError> {
         let i = ws(self.buf, open + 1);
-        Ok(if self.buf.get(i) == Some(&b'}') {
-            Err(i + 1)
-        } else {
-            Ok(i)
-        })
+        Ok(if self.buf.get(i) == Some(&b'}') { Err(i + 1) } else { Ok(i) })
     }
 
     #[inline(always)]

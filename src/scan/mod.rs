@@ -63,22 +63,13 @@ pub(crate) fn walk_with<const STRICT: bool>(
     let (top, end) = match buf.get(start) {
         None => return Err(JsonError::new(Reason::Empty, start)),
         Some(b'{') => {
-            let mut exact = envelope::Exact::<STRICT, _, _> {
-                buf,
-                max_depth,
-                container,
-                string,
-            };
+            let mut exact = envelope::Exact::<STRICT, _, _> { buf, max_depth, container, string };
             (Top::Object, envelope::object(&mut exact, start, facts)?)
         }
-        Some(b'[') => (
-            Top::Array(start),
-            skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?,
-        ),
-        Some(_) => (
-            Top::Scalar,
-            skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?,
-        ),
+        Some(b'[') => {
+            (Top::Array(start), skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?)
+        }
+        Some(_) => (Top::Scalar, skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?),
     };
     let rest = ws(buf, end);
     if rest < buf.len() {

@@ -178,25 +178,13 @@ mod tests {
             let mut s = v.to_vec();
             s.extend_from_slice(b" ,x");
             assert_eq!(strict(&s), Ok(v.len()), "{}", String::from_utf8_lossy(v));
-            assert_eq!(
-                structural(&s),
-                Ok(v.len()),
-                "{}",
-                String::from_utf8_lossy(v)
-            );
+            assert_eq!(structural(&s), Ok(v.len()), "{}", String::from_utf8_lossy(v));
         }
     }
 
     #[test]
     fn strict_rejects_what_structural_lets_through() {
-        for v in [
-            &b"[1,]"[..],
-            b"{\"a\" 1}",
-            b"[01]",
-            b"{1:2}",
-            b"[tru]",
-            b"[1 2]",
-        ] {
+        for v in [&b"[1,]"[..], b"{\"a\" 1}", b"[01]", b"{1:2}", b"[tru]", b"[1 2]"] {
             assert!(strict(v).is_err(), "{}", String::from_utf8_lossy(v));
             assert!(structural(v).is_ok(), "{}", String::from_utf8_lossy(v));
         }
@@ -216,11 +204,7 @@ mod tests {
             let mixed: Vec<u8> = (0..depth)
                 .flat_map(|k| if k % 3 == 0 { *b"{\"k\":" } else { *b"[    " })
                 .chain(b"0".iter().copied())
-                .chain(
-                    (0..depth)
-                        .rev()
-                        .map(|k| if k % 3 == 0 { b'}' } else { b']' }),
-                )
+                .chain((0..depth).rev().map(|k| if k % 3 == 0 { b'}' } else { b']' }))
                 .collect();
             assert_eq!(strict(&mixed).is_ok(), expect_ok, "mixed {depth}");
             assert_eq!(structural(&mixed).is_ok(), expect_ok, "mixed {depth}");
@@ -228,9 +212,7 @@ mod tests {
         let deep = vec![b'['; 100_000];
         assert_eq!(strict(&deep).unwrap_err().reason(), Reason::TooDeep);
         assert_eq!(
-            value::<true>(&deep, 0, 1, crate::MAX_DEPTH_LIMIT)
-                .unwrap_err()
-                .offset(),
+            value::<true>(&deep, 0, 1, crate::MAX_DEPTH_LIMIT).unwrap_err().offset(),
             crate::MAX_DEPTH_LIMIT
         );
     }

@@ -40,11 +40,7 @@ pub(crate) fn walk<B, const RANGE_UTF8: bool>(
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
 {
-    let mut s = Fast::<_, RANGE_UTF8> {
-        buf,
-        max_depth,
-        tokens: Cursor::new(buf, block),
-    };
+    let mut s = Fast::<_, RANGE_UTF8> { buf, max_depth, tokens: Cursor::new(buf, block) };
     let first = s.tokens.next()?;
     let top = match buf.get(first) {
         Some(b'{') => {
@@ -481,9 +477,7 @@ pub(crate) mod tests {
         ];
         let step = if cfg!(miri) { 37 } else { 1 };
         for len in (0..=200usize).step_by(step) {
-            for at in [
-                0, 1, 28, 29, 30, 31, 62, 63, 64, 65, 94, 126, 127, 128, 129, 190, 191,
-            ] {
+            for at in [0, 1, 28, 29, 30, 31, 62, 63, 64, 65, 94, 126, 127, 128, 129, 190, 191] {
                 for special in specials {
                     let mut msg = if len >= head.len() + tail.len() {
                         let mut m = head.to_vec();

@@ -168,10 +168,7 @@ fn classes256(v: __m256i, (lo, hi): ([u8; 16], [u8; 16])) -> __m256i {
     let nibble = _mm256_set1_epi8(0x0F);
     let low = _mm256_and_si256(v, nibble);
     let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
-    _mm256_and_si256(
-        _mm256_shuffle_epi8(table(lo), low),
-        _mm256_shuffle_epi8(table(hi), high),
-    )
+    _mm256_and_si256(_mm256_shuffle_epi8(table(lo), low), _mm256_shuffle_epi8(table(hi), high))
 }
 
 /// Lanes whose class byte has any of `bits`, in the low 32 bits.

@@ -156,11 +156,7 @@ mod tests {
             return;
         }
         let check = |buf: &[u8]| {
-            assert_eq!(
-                utf8_blocks_avx512(buf),
-                core::str::from_utf8(buf).is_ok(),
-                "{buf:x?}"
-            );
+            assert_eq!(utf8_blocks_avx512(buf), core::str::from_utf8(buf).is_ok(), "{buf:x?}");
         };
         let mut buf = vec![b'a'; 130];
         for at in [0usize, 1, 61, 62, 63, 64, 65, 126, 127, 128] {

@@ -27,21 +27,11 @@ pub(crate) mod avx512;
 mod avx512_utf8;
 #[cfg(any(
     all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        not(miri),
-        not(rpcscan_disable_simd)
-    )
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
 ))]
 mod classes;
 mod level;
-#[cfg(all(
-    target_arch = "aarch64",
-    target_feature = "neon",
-    not(miri),
-    not(rpcscan_disable_simd)
-))]
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod neon;
 mod prefetch;
 pub(crate) mod scalar;
@@ -193,9 +183,7 @@ pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize>
     if level != Level::Scalar && simdutf8::basic::from_utf8(buf).is_ok() {
         return Ok(());
     }
-    core::str::from_utf8(buf)
-        .map(|_| ())
-        .map_err(|e| e.valid_up_to())
+    core::str::from_utf8(buf).map(|_| ()).map_err(|e| e.valid_up_to())
 }
 
 #[cfg(test)]
@@ -297,20 +285,11 @@ pub(crate) mod tests {
 
     #[test]
     fn utf8_levels_agree() {
-        let cases: [&[u8]; 6] = [
-            b"",
-            b"plain ascii",
-            "é😀".as_bytes(),
-            b"ab\xff",
-            b"\xed\xa0\x80",
-            b"abc\xe2\x82",
-        ];
+        let cases: [&[u8]; 6] =
+            [b"", b"plain ascii", "é😀".as_bytes(), b"ab\xff", b"\xed\xa0\x80", b"abc\xe2\x82"];
         for level in levels() {
             for c in cases {
-                assert_eq!(
-                    utf8_valid_up_to_at(level, c),
-                    utf8_valid_up_to_at(Level::Scalar, c)
-                );
+                assert_eq!(utf8_valid_up_to_at(level, c), utf8_valid_up_to_at(Level::Scalar, c));
             }
         }
     }

@@ -118,10 +118,7 @@ fn eq(v: uint8x16_t, c: u8) -> uint8x16_t {
 #[inline]
 #[target_feature(enable = "neon")]
 fn special(v: uint8x16_t) -> uint8x16_t {
-    vorrq_u8(
-        vorrq_u8(eq(v, b'"'), eq(v, b'\\')),
-        vcltq_u8(v, vdupq_n_u8(0x20)),
-    )
+    vorrq_u8(vorrq_u8(eq(v, b'"'), eq(v, b'\\')), vcltq_u8(v, vdupq_n_u8(0x20)))
 }
 
 /// Bytes above 0x7F.
@@ -282,11 +279,7 @@ mod tests {
     }
 
     fn scalar_masks(chunk: &[u8; 64]) -> (Masks, TokenMasks, EscapeMasks) {
-        (
-            scalar::block_masks(chunk),
-            scalar::token_masks(chunk),
-            scalar::escape_masks(chunk),
-        )
+        (scalar::block_masks(chunk), scalar::token_masks(chunk), scalar::escape_masks(chunk))
     }
 
     /// The nibble-lookup classes and the compares give the scalar twins' masks for every
@@ -330,21 +323,15 @@ mod tests {
 
     fn scalar_window(buf: &[u8], i: usize) -> Option<u64> {
         let lo = scalar::string_special_window(buf, i)?;
-        let rest: Vec<u64> = (1..4)
-            .map(|k| scalar::string_special_window(buf, i + 8 * k))
-            .collect::<Option<_>>()?;
-        Some(
-            rest.iter()
-                .enumerate()
-                .fold(lo, |m, (k, w)| m | w << (8 * (k + 1))),
-        )
+        let rest: Vec<u64> =
+            (1..4).map(|k| scalar::string_special_window(buf, i + 8 * k)).collect::<Option<_>>()?;
+        Some(rest.iter().enumerate().fold(lo, |m, (k, w)| m | w << (8 * (k + 1))))
     }
 
     #[test]
     fn tails_are_padded_like_the_scalar_level() {
-        let bytes: Vec<u8> = (0..64u8)
-            .map(|k| b"{\"a\\u0f\x01\xc3 :,]"[usize::from(k) % 13])
-            .collect();
+        let bytes: Vec<u8> =
+            (0..64u8).map(|k| b"{\"a\\u0f\x01\xc3 :,]"[usize::from(k) % 13]).collect();
         for len in 0..64 {
             let padded = stage1::padded(&bytes[..len]);
             assert_eq!(all_masks(&padded), scalar_masks(&padded), "{len}");

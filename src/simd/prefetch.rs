@@ -13,10 +13,7 @@
 pub(crate) fn prefetch_ahead(buf: &[u8], at: usize) {
     #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
     {
-        let ptr = buf
-            .as_ptr()
-            .wrapping_add(at)
-            .wrapping_add(PREFETCH_DISTANCE);
+        let ptr = buf.as_ptr().wrapping_add(at).wrapping_add(PREFETCH_DISTANCE);
         // SAFETY: PREFETCHT0 only hints the cache; it accesses no memory architecturally
         // and never faults, whatever the address (SSE, part of the x86_64 baseline).
         unsafe {

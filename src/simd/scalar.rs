@@ -111,10 +111,7 @@ pub(crate) fn token_masks(chunk: &[u8; 64]) -> TokenMasks {
         set(&mut m.backslash, b == b'\\');
         set(&mut m.control, b < 0x20);
         set(&mut m.space, matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-        set(
-            &mut m.op,
-            matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'),
-        );
+        set(&mut m.op, matches!(b, b'{' | b'}' | b'[' | b']' | b',' | b':'));
         set(&mut m.high, b >= 0x80);
     }
     m
@@ -128,10 +125,7 @@ pub(crate) fn escape_masks(chunk: &[u8; 64]) -> EscapeMasks {
         let set = |mask: &mut u64, yes: bool| *mask |= if yes { bit } else { 0 };
         set(
             &mut m.allowed,
-            matches!(
-                b,
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'
-            ),
+            matches!(b, b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'),
         );
         set(&mut m.unicode, b == b'u');
         set(&mut m.hex, b.is_ascii_hexdigit());
@@ -163,11 +157,8 @@ mod tests {
                 bytes[pos] = b;
                 let x = u64::from_le_bytes(bytes);
                 for c in [b'"', b'\\', b'{', b'a', 0, 0xFF] {
-                    let want: u64 = bytes
-                        .iter()
-                        .enumerate()
-                        .map(|(k, &v)| u64::from(v == c) << k)
-                        .sum();
+                    let want: u64 =
+                        bytes.iter().enumerate().map(|(k, &v)| u64::from(v == c) << k).sum();
                     assert_eq!(movemask(eq_exact(x, c)), want, "byte {b} at {pos} vs {c}");
                 }
             }

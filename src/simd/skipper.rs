@@ -39,10 +39,7 @@ pub(crate) struct Nesting {
 impl Nesting {
     #[inline(always)]
     pub(crate) const fn new() -> Self {
-        Nesting {
-            first: 0,
-            rest: None,
-        }
+        Nesting { first: 0, rest: None }
     }
 
     #[inline(always)]
@@ -69,11 +66,7 @@ impl Nesting {
         let word = if level < 64 {
             self.first
         } else {
-            self.rest
-                .as_ref()
-                .and_then(|rest| rest.get(level / 64 - 1))
-                .copied()
-                .unwrap_or(0)
+            self.rest.as_ref().and_then(|rest| rest.get(level / 64 - 1)).copied().unwrap_or(0)
         };
         word & (1u64 << (level % 64)) != 0
     }
@@ -89,12 +82,7 @@ pub(crate) fn walk(
     masks: impl Fn(&[u8]) -> Masks,
     prefix_xor: impl Fn(u64) -> u64,
 ) -> Result<usize, JsonError> {
-    let mut state = State {
-        prev_escaped: 0,
-        in_string: 0,
-        level: 0,
-        nest: Nesting::new(),
-    };
+    let mut state = State { prev_escaped: 0, in_string: 0, level: 0, nest: Nesting::new() };
     let mut base = open;
     while base < buf.len() {
         // The next 64 bytes, or the last 1 to 63: the level's kernel reads them as if
@@ -234,22 +222,7 @@ mod tests {
         let step = if cfg!(miri) { 37 } else { 1 };
         for len in (0..=200usize).step_by(step) {
             for in_string in [false, true] {
-                for at in [
-                    1,
-                    2,
-                    62,
-                    63,
-                    64,
-                    65,
-                    126,
-                    127,
-                    128,
-                    129,
-                    190,
-                    191,
-                    192,
-                    len / 2,
-                ] {
+                for at in [1, 2, 62, 63, 64, 65, 126, 127, 128, 129, 190, 191, 192, len / 2] {
                     for special in specials {
                         let mut msg = vec![b'a'; len];
                         if let [first, .., last] = &mut msg[..] {

@@ -84,12 +84,7 @@ impl Utf8Carry {
 
 impl Default for Utf8Carry {
     fn default() -> Self {
-        Utf8Carry {
-            tail: Self::ASCII_TAIL,
-            incomplete: false,
-            invalid: false,
-            non_ascii: false,
-        }
+        Utf8Carry { tail: Self::ASCII_TAIL, incomplete: false, invalid: false, non_ascii: false }
     }
 }
 
@@ -347,12 +342,7 @@ mod tests {
     }
 
     fn tokens(buf: &[u8]) -> Option<Vec<usize>> {
-        tokens_with(
-            buf,
-            scalar::token_masks,
-            scalar::escape_masks,
-            scalar::prefix_xor,
-        )
+        tokens_with(buf, scalar::token_masks, scalar::escape_masks, scalar::prefix_xor)
     }
 
     /// The same stream, byte by byte, over the message padded with spaces to whole blocks
@@ -428,9 +418,7 @@ mod tests {
         let s = br#"{"a" : [1, -2.5e3, true], "b\"": "x\\"}"#;
         assert_eq!(
             tokens(s),
-            Some(vec![
-                0, 1, 3, 5, 7, 8, 9, 11, 17, 19, 23, 24, 26, 30, 31, 33, 37, 38
-            ])
+            Some(vec![0, 1, 3, 5, 7, 8, 9, 11, 17, 19, 23, 24, 26, 30, 31, 33, 37, 38])
         );
         assert_eq!(tokens(s), naive(s));
     }
@@ -467,12 +455,7 @@ mod tests {
         for ok in [&br#""\u00e9\n\/""#[..], br#""\\\\""#, b"\"\xc3\xa9\""] {
             assert!(tokens(ok).is_some(), "{}", String::from_utf8_lossy(ok));
         }
-        for bad in [
-            &b"\"a\x01\""[..],
-            br#""\x""#,
-            br#""\u12g4""#,
-            br#""\u12"" "#,
-        ] {
+        for bad in [&b"\"a\x01\""[..], br#""\x""#, br#""\u12g4""#, br#""\u12"" "#] {
             assert!(tokens(bad).is_none(), "{}", String::from_utf8_lossy(bad));
         }
         // The same checks with the escape cut by a block boundary, at every offset.

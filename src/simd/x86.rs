@@ -66,9 +66,8 @@ mod tests {
         if !has_avx512() {
             return;
         }
-        let bytes: Vec<u8> = (0..64u8)
-            .map(|k| b"{\"a\\u0f\x01\xc3 :,]"[usize::from(k) % 13])
-            .collect();
+        let bytes: Vec<u8> =
+            (0..64u8).map(|k| b"{\"a\\u0f\x01\xc3 :,]"[usize::from(k) % 13]).collect();
         for len in 1..64 {
             let tail = &bytes[..len];
             // SAFETY: AVX-512BW is available (checked at the top of the test).

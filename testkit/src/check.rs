@@ -33,11 +33,7 @@ pub fn show(bytes: &[u8]) -> String {
     if bytes.len() <= MAX {
         format!("{:?}", String::from_utf8_lossy(bytes))
     } else {
-        format!(
-            "{:?}... ({} bytes)",
-            String::from_utf8_lossy(&bytes[..MAX]),
-            bytes.len()
-        )
+        format!("{:?}... ({} bytes)", String::from_utf8_lossy(&bytes[..MAX]), bytes.len())
     }
 }
 
@@ -59,12 +55,7 @@ fn within(whole: &[u8], part: &[u8]) -> bool {
 fn sane(bytes: &[u8], outcome: &Outcome<'_>, what: &str) {
     match outcome {
         Ok(m) => {
-            assert_ne!(
-                m.kind(),
-                Kind::Invalid,
-                "{what}: Ok(Invalid) on {}",
-                show(bytes)
-            );
+            assert_ne!(m.kind(), Kind::Invalid, "{what}: Ok(Invalid) on {}", show(bytes));
             let views = [m.params(), m.result(), m.error(), m.error_data()];
             for raw in views.into_iter().flatten() {
                 assert!(!raw.is_empty(), "{what}: empty span on {}", show(bytes));
@@ -79,10 +70,7 @@ fn sane(bytes: &[u8], outcome: &Outcome<'_>, what: &str) {
                 assert!(within(m.as_bytes(), id.raw()), "{what}: id outside message");
             }
             for s in [m.method(), m.error_message()].into_iter().flatten() {
-                assert!(
-                    within(m.as_bytes(), s.raw()),
-                    "{what}: string outside message"
-                );
+                assert!(within(m.as_bytes(), s.raw()), "{what}: string outside message");
                 // Decoding is total: an error, never a panic.
                 let _ = s.decode();
                 let _ = s.to_string();
@@ -109,10 +97,7 @@ fn sane(bytes: &[u8], outcome: &Outcome<'_>, what: &str) {
             }
             if let Some(id) = e.id() {
                 assert!(e.code() == -32600, "{what}: id recovered for -32700");
-                assert!(
-                    id.is_string() || id.is_integer(),
-                    "{what}: recovered {id:?}"
-                );
+                assert!(id.is_string() || id.is_integer(), "{what}: recovered {id:?}");
             }
             let _ = e.to_string();
         }
@@ -145,12 +130,7 @@ pub fn classify(bytes: &[u8]) {
     let strict_batch = batch(STRICT, bytes);
     let envelope_batch = batch(ENVELOPE, bytes);
     if json {
-        assert_eq!(
-            envelope_batch,
-            strict_batch,
-            "batch: envelope vs strict on {}",
-            show(bytes)
-        );
+        assert_eq!(envelope_batch, strict_batch, "batch: envelope vs strict on {}", show(bytes));
     }
 
     // A small nesting limit picked by the first byte: the same verdict as the default
@@ -161,12 +141,7 @@ pub fn classify(bytes: &[u8]) {
         sane(bytes, &small, "small limit");
         if json && oracle::json::depth(bytes) > limit {
             let reason = small.map_err(|e| e.reason()).err();
-            assert_eq!(
-                reason,
-                Some(Reason::TooDeep),
-                "limit {limit} on {}",
-                show(bytes)
-            );
+            assert_eq!(reason, Some(Reason::TooDeep), "limit {limit} on {}", show(bytes));
         } else if json {
             assert_eq!(small, strict, "limit {limit} on {}", show(bytes));
         } else if parser.validation_mode() == Validation::Strict {
@@ -193,17 +168,11 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
     match got {
         Ok(m) => {
             assert_eq!(m.kind().as_str(), want.kind.as_str(), "kind of {shown}");
-            let id = m
-                .id()
-                .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+            let id = m.id().map(|id| String::from_utf8_lossy(id.raw()).into_owned());
             assert_eq!(id, want.id, "id of {shown}");
-            let method = m
-                .method()
-                .and_then(|s| s.decode().ok().map(|c| c.into_owned()));
+            let method = m.method().and_then(|s| s.decode().ok().map(|c| c.into_owned()));
             assert_eq!(method, want.method, "method of {shown}");
-            let code = m
-                .error_code()
-                .map(|c| String::from_utf8_lossy(c.raw()).into_owned());
+            let code = m.error_code().map(|c| String::from_utf8_lossy(c.raw()).into_owned());
             assert_eq!(code, want.error_code, "error code of {shown}");
         }
         Err(e) => {
@@ -215,9 +184,7 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
             assert_eq!(Some(e.code()), want.code, "code of {shown}: {e}");
             if e.code() == -32600 {
                 assert_eq!(Some(e.reason().as_str()), want.reason, "reason of {shown}");
-                let id = e
-                    .id()
-                    .map(|id| String::from_utf8_lossy(id.raw()).into_owned());
+                let id = e.id().map(|id| String::from_utf8_lossy(id.raw()).into_owned());
                 assert_eq!(id, want.id, "recovered id of {shown}");
             } else {
                 assert_eq!(
@@ -327,9 +294,7 @@ pub fn accessors(msg: &[u8], expected_id: Option<&[u8]>) {
         }
     }
     let Ok(m) = got else { return };
-    let top = oracle::json::parse(msg)
-        .expect("a valid message is JSON")
-        .get();
+    let top = oracle::json::parse(msg).expect("a valid message is JSON").get();
 
     let strings = [
         ("method", m.method()),
@@ -342,11 +307,7 @@ pub fn accessors(msg: &[u8], expected_id: Option<&[u8]>) {
         let ours = s.decode().ok().map(|c| c.into_owned());
         assert_eq!(ours, serde, "{what} decoding of {}", show(msg));
         if let Some(text) = &serde {
-            assert!(
-                s == text.as_str(),
-                "{what} == its decoding in {}",
-                show(msg)
-            );
+            assert!(s == text.as_str(), "{what} == its decoding in {}", show(msg));
             assert_eq!(s.has_escapes(), s.raw().contains(&b'\\'));
         }
     }
@@ -356,10 +317,7 @@ pub fn accessors(msg: &[u8], expected_id: Option<&[u8]>) {
         assert_eq!(Some(std::str::from_utf8(raw).unwrap()), member(top, "id"));
         assert_eq!(id.is_string(), raw.first() == Some(&b'"'), "id type");
         assert_eq!(id.is_null(), raw == b"null", "id null");
-        assert_eq!(
-            id.is_integer(),
-            oracle::json::is_integer(&String::from_utf8_lossy(raw))
-        );
+        assert_eq!(id.is_integer(), oracle::json::is_integer(&String::from_utf8_lossy(raw)));
         if id.is_integer() {
             assert_eq!(id.as_i64(), literal_int::<i64>(raw), "id as i64");
             assert_eq!(id.as_u64(), literal_int::<u64>(raw), "id as u64");
@@ -369,22 +327,14 @@ pub fn accessors(msg: &[u8], expected_id: Option<&[u8]>) {
         assert_eq!(id.as_str().is_some(), id.is_string());
     }
     if let Some(code) = m.error_code() {
-        assert_eq!(
-            code.as_i64(),
-            literal_int::<i64>(code.raw()),
-            "error code as i64"
-        );
+        assert_eq!(code.as_i64(), literal_int::<i64>(code.raw()), "error code as i64");
     }
 
     let spans = [
         ("params", m.params(), member(top, "params")),
         ("result", m.result(), member(top, "result")),
         ("error", m.error(), member(top, "error")),
-        (
-            "error.data",
-            m.error_data(),
-            member(top, "error").and_then(|e| member(e, "data")),
-        ),
+        ("error.data", m.error_data(), member(top, "error").and_then(|e| member(e, "data"))),
     ];
     for (what, ours, oracle_text) in spans {
         let ours = ours.map(|raw| String::from_utf8_lossy(raw.as_bytes()).into_owned());
@@ -398,13 +348,10 @@ pub fn accessors(msg: &[u8], expected_id: Option<&[u8]>) {
     }
     // The error code and message are the error object's members.
     if let Some(error) = member(top, "error") {
-        let code = m
-            .error_code()
-            .map(|c| String::from_utf8_lossy(c.raw()).into_owned());
+        let code = m.error_code().map(|c| String::from_utf8_lossy(c.raw()).into_owned());
         assert_eq!(code.as_deref(), member(error, "code"));
-        let message = m
-            .error_message()
-            .map(|s| format!("\"{}\"", String::from_utf8_lossy(s.raw())));
+        let message =
+            m.error_message().map(|s| format!("\"{}\"", String::from_utf8_lossy(s.raw())));
         assert_eq!(message.as_deref(), member(error, "message"));
     }
 }
@@ -421,11 +368,7 @@ pub fn response_shape(out: &[u8], id: &[u8], code: i64, message: &str, data: Opt
         .get();
     let members = oracle::json::members(top).expect("an object");
     let keys: Vec<_> = members.iter().map(|m| m.raw_key).collect();
-    assert_eq!(
-        keys,
-        [r#""jsonrpc""#, r#""id""#, r#""error""#],
-        "keys of {shown}"
-    );
+    assert_eq!(keys, [r#""jsonrpc""#, r#""id""#, r#""error""#], "keys of {shown}");
     assert_eq!(members[0].value, r#""2.0""#);
     assert_eq!(members[1].value.as_bytes(), id, "id echo in {shown}");
     let error = oracle::json::members(members[2].value).expect("error is an object");
@@ -488,12 +431,7 @@ pub fn respond(msg: &[u8], code: i64, message: &str) {
         let text = standard_message(e.code()).expect("-32700 and -32600 are standard");
         let response = e.response();
         let spaced = response.to_vec();
-        assert_eq!(
-            show(&spaced),
-            show(&spec_answer(id, e.code())),
-            "answer to {}",
-            show(msg)
-        );
+        assert_eq!(show(&spaced), show(&spec_answer(id, e.code())), "answer to {}", show(msg));
         response_shape(&spaced, id, e.code(), text, None);
         let compact = response.style(Style::Compact).to_vec();
         response_shape(&compact, id, e.code(), text, None);

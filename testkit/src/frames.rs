@@ -60,17 +60,10 @@ pub fn decode_all(framing: Framing, max: usize, stream: &[u8], chunks: &[usize])
     // bytes gives at most n answers; more means the decoder spins.
     let bound = stream.len() + 2;
     let mut drain = |buf: &mut BytesMut, items: &mut Vec<Item>, eof: bool| loop {
-        let item = if eof {
-            decoder.decode_eof(buf)
-        } else {
-            decoder.decode(buf)
-        };
+        let item = if eof { decoder.decode_eof(buf) } else { decoder.decode(buf) };
         let Some(item) = item else { break };
         items.push(item);
-        assert!(
-            items.len() <= bound,
-            "{framing}: decoder does not make progress"
-        );
+        assert!(items.len() <= bound, "{framing}: decoder does not make progress");
     };
     for &size in chunks {
         let end = (fed + size).min(stream.len());
@@ -81,11 +74,7 @@ pub fn decode_all(framing: Framing, max: usize, stream: &[u8], chunks: &[usize])
     buf.extend_from_slice(&stream[fed..]);
     drain(&mut buf, &mut items, false);
     drain(&mut buf, &mut items, true);
-    assert!(
-        buf.is_empty(),
-        "{framing}: decode_eof left {} bytes",
-        buf.len()
-    );
+    assert!(buf.is_empty(), "{framing}: decode_eof left {} bytes", buf.len());
     // A decoder keeps answering `None` once drained.
     assert!(decoder.decode_eof(&mut buf).is_none());
     items
@@ -115,12 +104,7 @@ pub fn chunking(seed: u64, len: usize) -> Vec<usize> {
 /// order, within the size limit; each frame's message scans the same owned as borrowed;
 /// for NDJSON, the borrowing `ndjson_messages` iterator agrees with the decoder.
 pub fn frames(input: &Input<'_>) {
-    let Input {
-        framing,
-        max,
-        seed,
-        stream,
-    } = *input;
+    let Input { framing, max, seed, stream } = *input;
     // Detection looks at any prefix without panicking; RS first always means json-seq.
     let detected = Framing::detect(stream);
     if stream.first() == Some(&0x1E) {
@@ -129,16 +113,10 @@ pub fn frames(input: &Input<'_>) {
 
     let whole = decode_all(framing, max, stream, &[]);
     let bytewise = decode_all(framing, max, stream, &vec![1; stream.len()]);
-    assert_eq!(
-        whole, bytewise,
-        "{framing} (max {max}): whole vs byte by byte"
-    );
+    assert_eq!(whole, bytewise, "{framing} (max {max}): whole vs byte by byte");
     let chunks = chunking(seed, stream.len());
     let chunked = decode_all(framing, max, stream, &chunks);
-    assert_eq!(
-        whole, chunked,
-        "{framing} (max {max}): whole vs chunks {chunks:?}"
-    );
+    assert_eq!(whole, chunked, "{framing} (max {max}): whole vs chunks {chunks:?}");
 
     let len = stream.len() as u64;
     let mut last = 0u64;
@@ -168,10 +146,9 @@ pub fn frames(input: &Input<'_>) {
                     assert!(frame.event().is_none() && frame.last_event_id().is_none());
                 }
                 // Owned and borrowed scans agree.
-                for parser in [
-                    Parser::new(),
-                    Parser::new().validation(rpcscan::Validation::Envelope),
-                ] {
+                for parser in
+                    [Parser::new(), Parser::new().validation(rpcscan::Validation::Envelope)]
+                {
                     let borrowed = parser.parse(frame.bytes());
                     match frame.clone().parse(&parser) {
                         Ok(owned) => assert_eq!(Ok(owned.as_message()), borrowed),
@@ -199,15 +176,12 @@ pub fn frames(input: &Input<'_>) {
     }
 
     if framing == Framing::Ndjson && max == rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE {
-        let borrowed: Vec<(u64, &[u8])> = ndjson_messages(stream)
-            .map(|(at, line)| (at as u64, line))
-            .collect();
+        let borrowed: Vec<(u64, &[u8])> =
+            ndjson_messages(stream).map(|(at, line)| (at as u64, line)).collect();
         let decoded: Vec<(u64, &[u8])> = whole
             .iter()
             .map(|item| {
-                let frame = item
-                    .as_ref()
-                    .expect("no NDJSON errors under the default limit");
+                let frame = item.as_ref().expect("no NDJSON errors under the default limit");
                 (frame.offset(), &frame.bytes()[..])
             })
             .collect();

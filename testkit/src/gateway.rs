@@ -24,13 +24,7 @@ use crate::check::{show, ENVELOPE, STRICT};
 
 /// The ids `write_with_id` splices in: raw JSON, an integer literal or a quoted string (what
 /// its docs allow; `null` is neither).
-const NEW_IDS: [&[u8]; 5] = [
-    b"7",
-    b"18446744073709551615",
-    br#""a\"b\u00e9""#,
-    b"-0",
-    br#""""#,
-];
+const NEW_IDS: [&[u8]; 5] = [b"7", b"18446744073709551615", br#""a\"b\u00e9""#, b"-0", br#""""#];
 
 /// Keys looked up in every object besides its own: the MCP routing keys and the error's.
 const KEYS: [&str; 8] = [
@@ -99,11 +93,7 @@ pub fn rewrite(parser: &Parser, msg: &Message<'_>, mode: &str) {
         let mut out = Vec::new();
         let replaced = write_with_id(msg, new_id, &mut out);
         let Some(id) = msg.id() else {
-            assert!(
-                !replaced,
-                "{mode}: replaced a missing id in {}",
-                show(bytes)
-            );
+            assert!(!replaced, "{mode}: replaced a missing id in {}", show(bytes));
             assert_eq!(out, bytes, "{mode}: not written untouched");
             continue;
         };
@@ -119,12 +109,7 @@ pub fn rewrite(parser: &Parser, msg: &Message<'_>, mode: &str) {
             .unwrap_or_else(|e| panic!("{mode}: rewritten {} is invalid ({e:?})", show(&out)));
         let what = || format!("{mode}: rewritten {} from {}", show(&out), show(bytes));
         assert_eq!(again.kind(), msg.kind(), "kind of {}", what());
-        assert_eq!(
-            again.id().map(|i| i.raw()),
-            Some(new_id),
-            "id of {}",
-            what()
-        );
+        assert_eq!(again.id().map(|i| i.raw()), Some(new_id), "id of {}", what());
         for ((part, theirs), (_, ours)) in parts(&again).into_iter().zip(parts(msg)) {
             assert_eq!(theirs, ours, "{part} of {}", what());
         }
@@ -132,10 +117,7 @@ pub fn rewrite(parser: &Parser, msg: &Message<'_>, mode: &str) {
 
     // Every value of the message (and the members of params/result/error) can be replaced.
     let mut values: Vec<Raw<'_>> = Vec::new();
-    for raw in [msg.params(), msg.result(), msg.error(), msg.error_data()]
-        .into_iter()
-        .flatten()
-    {
+    for raw in [msg.params(), msg.result(), msg.error(), msg.error_data()].into_iter().flatten() {
         values.push(raw);
         values.extend(raw.members().map(|(_, v)| v));
     }
@@ -147,24 +129,13 @@ pub fn rewrite(parser: &Parser, msg: &Message<'_>, mode: &str) {
             show(at.as_bytes()),
             show(bytes)
         );
-        assert_eq!(
-            offset_in(bytes, at.as_bytes()),
-            at.offset(),
-            "{mode}: Raw::offset"
-        );
-        assert_eq!(
-            out,
-            spliced(bytes, at.as_bytes(), b"null"),
-            "{mode}: write_replacing"
-        );
+        assert_eq!(offset_in(bytes, at.as_bytes()), at.offset(), "{mode}: Raw::offset");
+        assert_eq!(out, spliced(bytes, at.as_bytes(), b"null"), "{mode}: write_replacing");
     }
     // A value of another copy of the message is not a part of this one.
     let copy = bytes.to_vec();
     if let Ok(other) = parser.parse(&copy) {
-        for at in [other.params(), other.result(), other.error()]
-            .into_iter()
-            .flatten()
-        {
+        for at in [other.params(), other.result(), other.error()].into_iter().flatten() {
             let mut out = Vec::new();
             assert!(
                 !write_replacing(bytes, at, b"null", &mut out),
@@ -203,20 +174,12 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
         assert_eq!(table.len(), 3);
 
         // find: by client and original id (decoded equality).
-        let found = table
-            .find(&7, &original)
-            .expect("find the client's request");
+        let found = table.find(&7, &original).expect("find the client's request");
         assert_eq!(found.client(), &7);
         assert_eq!(found.original_id(), original.raw(), "find: {}", shown());
         let down = found.downstream_id().raw();
-        assert!(
-            down == b"1" || down == b"2",
-            "find: downstream {}",
-            show(down)
-        );
-        let found = table
-            .find(&8, &original)
-            .expect("find the other client's request");
+        assert!(down == b"1" || down == b"2", "find: downstream {}", show(down));
+        let found = table.find(&8, &original).expect("find the other client's request");
         assert_eq!(found.downstream_id().raw(), b"3");
         assert!(table.find(&9, &original).is_none(), "find: unknown client");
 
@@ -227,12 +190,7 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
         assert_eq!(pending.original_id(), original.raw());
         assert_eq!(pending.downstream_id().raw(), b"2");
         let mut out = Vec::new();
-        assert_eq!(
-            table.restore(&response, &mut out),
-            Some(7),
-            "restore: {}",
-            shown()
-        );
+        assert_eq!(table.restore(&response, &mut out), Some(7), "restore: {}", shown());
         let mut want = Vec::new();
         write_with_id(&response, original.raw(), &mut want);
         assert_eq!(out, want, "restore wrote something else: {}", shown());
@@ -242,10 +200,7 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
         assert_eq!(restored.kind(), Kind::Result);
         assert_eq!(restored.id().map(|i| i.raw()), Some(original.raw()));
         assert_eq!(table.len(), 2);
-        assert!(
-            table.get(&response.id().unwrap()).is_none(),
-            "restored id still in flight"
-        );
+        assert!(table.get(&response.id().unwrap()).is_none(), "restored id still in flight");
 
         // Unknown, already restored, string-spelled and `null` ids restore to None, writing nothing.
         let unknown = [
@@ -257,12 +212,7 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
         for text in &unknown {
             let other = parser.parse(text).expect("a plain response");
             let mut out = Vec::new();
-            assert_eq!(
-                table.restore(&other, &mut out),
-                None,
-                "restored {}",
-                show(text)
-            );
+            assert_eq!(table.restore(&other, &mut out), None, "restored {}", show(text));
             assert!(out.is_empty(), "wrote on a failed restore");
         }
         // A request restores to None (not a response).
@@ -293,12 +243,7 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
         return;
     }
     assert_eq!(inserted, Ok(()), "insert: {}", shown());
-    assert_eq!(
-        table.insert(id, 2, b"0"),
-        Err(2),
-        "insert twice: {}",
-        shown()
-    );
+    assert_eq!(table.insert(id, 2, b"0"), Err(2), "insert twice: {}", shown());
     assert_eq!(table.len(), 1);
     let pending = table.get(&id).expect("get the inserted id");
     assert_eq!(pending.client(), &1);
@@ -308,12 +253,7 @@ pub fn correlation(parser: &Parser, msg: &Message<'_>, mode: &str) {
     let _ = format!("{table:?}");
     if matches!(msg.kind(), Kind::Result | Kind::Error) {
         let mut out = Vec::new();
-        assert_eq!(
-            table.restore(msg, &mut out),
-            Some(1),
-            "restore by own id: {}",
-            shown()
-        );
+        assert_eq!(table.restore(msg, &mut out), Some(1), "restore by own id: {}", shown());
         assert_eq!(out, spliced(bytes, id.raw(), b"\"orig\""));
     } else {
         assert_eq!(table.restore(msg, &mut Vec::new()), None);
@@ -336,11 +276,7 @@ pub fn owned(
     let shown = || format!("{mode}: {}", show(data));
     if *parser == STRICT {
         let again = OwnedMessage::try_from(Bytes::copy_from_slice(data));
-        assert!(
-            again == owned,
-            "try_from differs from parse(strict): {}",
-            shown()
-        );
+        assert!(again == owned, "try_from differs from parse(strict): {}", shown());
     }
     match (borrowed, &owned) {
         (Ok(m), Ok(o)) => {
@@ -353,43 +289,18 @@ pub fn owned(
             assert_eq!(o.id().map(|i| i.raw()), id, "owned id: {}", shown());
             assert_eq!(o.id_bytes().as_deref(), id, "owned id_bytes: {}", shown());
             let method = m.method().map(|s| s.raw());
-            assert_eq!(
-                o.method().map(|s| s.raw()),
-                method,
-                "owned method: {}",
-                shown()
-            );
-            assert_eq!(
-                o.method_bytes().as_deref(),
-                method,
-                "owned method_bytes: {}",
-                shown()
-            );
+            assert_eq!(o.method().map(|s| s.raw()), method, "owned method: {}", shown());
+            assert_eq!(o.method_bytes().as_deref(), method, "owned method_bytes: {}", shown());
             let views = [
                 ("params", m.params(), o.params(), o.params_bytes()),
                 ("result", m.result(), o.result(), o.result_bytes()),
                 ("error", m.error(), o.error(), o.error_bytes()),
-                (
-                    "error.data",
-                    m.error_data(),
-                    o.error_data(),
-                    o.error_data_bytes(),
-                ),
+                ("error.data", m.error_data(), o.error_data(), o.error_data_bytes()),
             ];
             for (what, ours, theirs, shared) in views {
-                assert_eq!(
-                    raw_bytes(theirs),
-                    raw_bytes(ours),
-                    "owned {what}: {}",
-                    shown()
-                );
+                assert_eq!(raw_bytes(theirs), raw_bytes(ours), "owned {what}: {}", shown());
                 assert_eq!(theirs.map(|r| r.offset()), ours.map(|r| r.offset()));
-                assert_eq!(
-                    shared.as_deref(),
-                    raw_bytes(ours),
-                    "{what}_bytes: {}",
-                    shown()
-                );
+                assert_eq!(shared.as_deref(), raw_bytes(ours), "{what}_bytes: {}", shown());
             }
             assert_eq!(
                 o.error_code().map(|c| c.raw()),
@@ -414,20 +325,10 @@ pub fn owned(
             assert_eq!(o.code(), e.code(), "owned code: {}", shown());
             assert_eq!(o.offset(), e.offset(), "owned offset: {}", shown());
             let id = e.id().map(|i| i.raw());
-            assert_eq!(
-                o.id().map(|i| i.raw()),
-                id,
-                "owned recovered id: {}",
-                shown()
-            );
+            assert_eq!(o.id().map(|i| i.raw()), id, "owned recovered id: {}", shown());
             assert_eq!(o.id_bytes().as_deref(), id, "owned id_bytes: {}", shown());
             assert!(o.as_invalid() == *e, "as_invalid: {}", shown());
-            assert_eq!(
-                o.response().to_vec(),
-                e.response().to_vec(),
-                "response: {}",
-                shown()
-            );
+            assert_eq!(o.response().to_vec(), e.response().to_vec(), "response: {}", shown());
             assert_eq!(o.to_string(), e.to_string());
             let _ = format!("{o:?}");
             assert_eq!(&o.bytes()[..], data);
@@ -445,10 +346,7 @@ pub fn owned(
 /// The values looked into: `params`, `result`, `error`, `error.data`, and the members of each.
 fn looked_into<'a>(msg: &Message<'a>) -> Vec<Raw<'a>> {
     let mut values = Vec::new();
-    for raw in [msg.params(), msg.result(), msg.error(), msg.error_data()]
-        .into_iter()
-        .flatten()
-    {
+    for raw in [msg.params(), msg.result(), msg.error(), msg.error_data()].into_iter().flatten() {
         values.push(raw);
         values.extend(raw.members().map(|(_, v)| v).take(64));
     }
@@ -461,10 +359,7 @@ pub fn lookups(msg: &Message<'_>, json: bool) {
     let bytes = msg.as_bytes();
     for raw in looked_into(msg) {
         let text = raw.as_bytes();
-        assert_eq!(
-            bytes.get(raw.offset()..raw.offset() + raw.len()),
-            Some(text)
-        );
+        assert_eq!(bytes.get(raw.offset()..raw.offset() + raw.len()), Some(text));
         let members: Vec<_> = raw.members().collect();
         for (key, value) in &members {
             assert_eq!(
@@ -480,18 +375,11 @@ pub fn lookups(msg: &Message<'_>, json: bool) {
             .filter_map(|(k, _)| k.decode().ok().map(|k| k.into_owned()))
             .take(16)
             .collect();
-        let keys: Vec<&str> = KEYS
-            .iter()
-            .copied()
-            .chain(own_keys.iter().map(String::as_str))
-            .collect();
+        let keys: Vec<&str> =
+            KEYS.iter().copied().chain(own_keys.iter().map(String::as_str)).collect();
         let fields: Vec<Field<'_>> = keys.iter().map(|k| raw.get(k)).collect();
         let [a, b, c, d] = raw.get_many([KEYS[0], KEYS[1], KEYS[2], KEYS[3]]);
-        assert_eq!(
-            [a, b, c, d],
-            [fields[0], fields[1], fields[2], fields[3]],
-            "get_many"
-        );
+        assert_eq!([a, b, c, d], [fields[0], fields[1], fields[2], fields[3]], "get_many");
         if !raw.is_object() {
             assert!(members.is_empty(), "members of a non-object {}", show(text));
             assert!(fields.iter().all(|f| f.is_missing()), "get on a non-object");
@@ -503,12 +391,7 @@ pub fn lookups(msg: &Message<'_>, json: bool) {
         }
         let shown = || format!("{} in {}", show(text), show(bytes));
         let text = std::str::from_utf8(text).expect("a strict-valid message is UTF-8");
-        assert_eq!(
-            raw.is_string(),
-            raw.as_str().is_some(),
-            "as_str of {}",
-            shown()
-        );
+        assert_eq!(raw.is_string(), raw.as_str().is_some(), "as_str of {}", shown());
         if text.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']) {
             assert_eq!(
                 raw.as_id().is_some(),
@@ -562,23 +445,13 @@ pub fn mcp(msg: &Message<'_>) {
         Some(params) => [params.get("name"), params.get("uri"), params.get("_meta")],
         None => [Field::Missing; 3],
     };
-    assert_eq!(
-        (mcp.name(), mcp.uri(), mcp.meta()),
-        (name, uri, meta),
-        "mcp of {}",
-        shown()
-    );
+    assert_eq!((mcp.name(), mcp.uri(), mcp.meta()), (name, uri, meta), "mcp of {}", shown());
     let [version, token] = match meta {
         Field::Unique(m) => [m.get(PROTOCOL_VERSION_META_KEY), m.get("progressToken")],
         Field::Duplicate => [Field::Duplicate; 2],
         Field::Missing => [Field::Missing; 2],
     };
-    assert_eq!(
-        mcp.protocol_version(),
-        version,
-        "protocol version of {}",
-        shown()
-    );
+    assert_eq!(mcp.protocol_version(), version, "protocol version of {}", shown());
     assert_eq!(mcp.progress_token(), token, "progress token of {}", shown());
     let _ = mcp.progress_token().unique().map(|t| t.as_id());
 
@@ -593,18 +466,8 @@ pub fn mcp(msg: &Message<'_>) {
         }
     };
     let raw = |s: Option<rpcscan::Str<'_>>| s.map(|s| s.raw().to_vec());
-    assert_eq!(
-        raw(mcp.tool_name()),
-        named("tools/call", name),
-        "tool_name of {}",
-        shown()
-    );
-    assert_eq!(
-        raw(mcp.prompt_name()),
-        named("prompts/get", name),
-        "prompt_name of {}",
-        shown()
-    );
+    assert_eq!(raw(mcp.tool_name()), named("tools/call", name), "tool_name of {}", shown());
+    assert_eq!(raw(mcp.prompt_name()), named("prompts/get", name), "prompt_name of {}", shown());
     assert_eq!(
         raw(mcp.resource_uri()),
         named("resources/read", uri),
@@ -653,20 +516,10 @@ pub fn headers(msg: &Message<'_>, data: &[u8]) {
     match msg.kind() {
         Kind::Result | Kind::Error => {
             let headers = McpHeaders::new().method(b"ping");
-            fails(
-                msg,
-                headers,
-                McpHeader::Method,
-                MismatchKind::Unexpected,
-                "on a response",
-            );
+            fails(msg, headers, McpHeader::Method, MismatchKind::Unexpected, "on a response");
         }
         Kind::Notification if mcp.protocol_version().is_missing() => {
-            assert!(
-                McpHeaders::new().check(msg).is_ok(),
-                "bare notification: {}",
-                shown()
-            );
+            assert!(McpHeaders::new().check(msg).is_ok(), "bare notification: {}", shown());
         }
         Kind::Request => request_headers(msg),
         _ => {}
@@ -700,12 +553,7 @@ fn fails(
 ) {
     let err = headers.check(msg).err();
     let got = err.as_ref().map(|e| (e.header(), e.kind()));
-    assert_eq!(
-        got,
-        Some((header, kind)),
-        "{what}: {}",
-        show(msg.as_bytes())
-    );
+    assert_eq!(got, Some((header, kind)), "{what}: {}", show(msg.as_bytes()));
     if let Some(err) = err {
         assert_eq!(err.http_status(), 400);
         assert_eq!(err.id().map(|i| i.raw()), msg.id().map(|i| i.raw()));
@@ -773,38 +621,14 @@ fn request_headers(msg: &Message<'_>) {
     // A wrong method, a missing method, a wrong name, a missing name, a wrong version.
     let other = format!("{method}x");
     let wrong = McpHeaders::new().method(other.as_bytes());
-    fails(
-        msg,
-        wrong,
-        McpHeader::Method,
-        MismatchKind::Differs,
-        "wrong Mcp-Method",
-    );
-    fails(
-        msg,
-        McpHeaders::new(),
-        McpHeader::Method,
-        MismatchKind::Missing,
-        "no Mcp-Method",
-    );
+    fails(msg, wrong, McpHeader::Method, MismatchKind::Differs, "wrong Mcp-Method");
+    fails(msg, McpHeaders::new(), McpHeader::Method, MismatchKind::Missing, "no Mcp-Method");
     // Headers with everything right, spoiled one at a time below.
     let mut full = base;
     if let Some(n) = &name {
         let wrong = base64_header(format!("{n}x").as_bytes());
-        fails(
-            msg,
-            base.name(&wrong),
-            McpHeader::Name,
-            MismatchKind::Differs,
-            "wrong Mcp-Name",
-        );
-        fails(
-            msg,
-            base,
-            McpHeader::Name,
-            MismatchKind::Missing,
-            "no Mcp-Name",
-        );
+        fails(msg, base.name(&wrong), McpHeader::Name, MismatchKind::Differs, "wrong Mcp-Name");
+        fails(msg, base, McpHeader::Name, MismatchKind::Missing, "no Mcp-Name");
         full = base.name(encoded.as_ref().unwrap());
     }
     if let Some(v) = &version {
@@ -819,13 +643,7 @@ fn request_headers(msg: &Message<'_>) {
         // Without a name in the body (else the missing Mcp-Name is reported first).
         if name.is_none() {
             let without = McpHeaders::new().method(method.as_bytes());
-            fails(
-                msg,
-                without,
-                McpHeader::ProtocolVersion,
-                MismatchKind::Missing,
-                "no version",
-            );
+            fails(msg, without, McpHeader::ProtocolVersion, MismatchKind::Missing, "no version");
         }
     }
 }
@@ -836,11 +654,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 fn base64_encode(data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
+        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
             if i <= chunk.len() {
@@ -898,9 +712,7 @@ pub fn header_values(data: &[u8]) {
         wrapped(encoded.get(1..).unwrap_or_default()),
     ];
     for value in &values {
-        let payload = value
-            .strip_prefix(b"=?base64?")
-            .and_then(|v| v.strip_suffix(b"?="));
+        let payload = value.strip_prefix(b"=?base64?").and_then(|v| v.strip_suffix(b"?="));
         let want: Result<Vec<u8>, HeaderValueError> = match payload {
             Some(payload) => match base64_decode(payload) {
                 Some(bytes) if std::str::from_utf8(&bytes).is_ok() => Ok(bytes),
@@ -921,11 +733,7 @@ pub fn header_values(data: &[u8]) {
         match &want {
             Ok(bytes) if !bytes.is_empty() && payload.is_some() => {
                 let needed = bytes.len();
-                assert_eq!(
-                    small,
-                    Err(HeaderValueError::BufferTooSmall { needed }),
-                    "small buffer"
-                );
+                assert_eq!(small, Err(HeaderValueError::BufferTooSmall { needed }), "small buffer");
             }
             Ok(bytes) => assert_eq!(small.as_ref(), Ok(bytes), "small buffer, nothing to decode"),
             Err(_) => {
@@ -939,12 +747,7 @@ pub fn header_values(data: &[u8]) {
     let mut out = vec![0u8; data.len() + 16];
     let got = decode_header_value(&base64_header(data), &mut out).map(<[u8]>::to_vec);
     match std::str::from_utf8(data) {
-        Ok(_) => assert_eq!(
-            got,
-            Ok(data.to_vec()),
-            "base64 round trip of {}",
-            show(data)
-        ),
+        Ok(_) => assert_eq!(got, Ok(data.to_vec()), "base64 round trip of {}", show(data)),
         Err(_) => assert_eq!(got, Err(HeaderValueError::BadBase64)),
     }
 }

@@ -34,9 +34,7 @@ async fn main() -> std::io::Result<()> {
             layer = layer.validation(rpcscan::Validation::Envelope);
             continue;
         }
-        let Some(value) = args.next() else {
-            usage(&format!("{flag} needs a value"))
-        };
+        let Some(value) = args.next() else { usage(&format!("{flag} needs a value")) };
         match flag.as_str() {
             "--listen" => listen = Some(value),
             "--upstream" => upstream = Some(value),

@@ -41,26 +41,15 @@ pin_project! {
 
 impl<B> ResponseBody<B> {
     pub(crate) fn full(bytes: Bytes) -> Self {
-        ResponseBody {
-            inner: Inner::Full {
-                body: Full::new(bytes),
-            },
-        }
+        ResponseBody { inner: Inner::Full { body: Full::new(bytes) } }
     }
 
     pub(crate) fn sse(body: B, inspector: SseInspector) -> Self {
-        ResponseBody {
-            inner: Inner::Sse {
-                body,
-                inspector: Box::new(inspector),
-            },
-        }
+        ResponseBody { inner: Inner::Sse { body, inspector: Box::new(inspector) } }
     }
 
     pub(crate) fn plain(body: B) -> Self {
-        ResponseBody {
-            inner: Inner::Plain { body },
-        }
+        ResponseBody { inner: Inner::Plain { body } }
     }
 }
 
@@ -99,9 +88,9 @@ where
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, BoxError>>> {
         match self.project().inner.project() {
-            InnerProj::Full { body } => Pin::new(body)
-                .poll_frame(cx)
-                .map_err(|never| match never {}),
+            InnerProj::Full { body } => {
+                Pin::new(body).poll_frame(cx).map_err(|never| match never {})
+            }
             InnerProj::Plain { body } => body.poll_frame(cx).map_err(Into::into),
             InnerProj::Sse { body, inspector } => match body.poll_frame(cx) {
                 Poll::Ready(Some(Ok(frame))) => {
@@ -227,8 +216,7 @@ impl SseInspector {
         };
         if !frame.is_message() {
             let event = frame.event().unwrap_or_default();
-            self.observer
-                .non_message_event(Direction::ServerToClient, session, event);
+            self.observer.non_message_event(Direction::ServerToClient, session, event);
             return;
         }
         let event = match self.parser.parse(frame.bytes()) {

@@ -53,9 +53,7 @@ where
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        let frame = before(when, next)
-            .await
-            .map_err(|()| CollectError::Timeout)?;
+        let frame = before(when, next).await.map_err(|()| CollectError::Timeout)?;
         let data = match frame {
             None => break,
             Some(Err(_)) => return Err(CollectError::Body),

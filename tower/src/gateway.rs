@@ -48,14 +48,8 @@ use crate::{BoxError, RequestBody};
 pub type UpstreamBody = Either<Incoming, Full<Bytes>>;
 
 /// Headers that describe one connection, not the message (RFC 9110 §7.6.1).
-const HOP_BY_HOP: [HeaderName; 6] = [
-    CONNECTION,
-    TE,
-    TRAILER,
-    TRANSFER_ENCODING,
-    UPGRADE,
-    HeaderName::from_static("keep-alive"),
-];
+const HOP_BY_HOP: [HeaderName; 6] =
+    [CONNECTION, TE, TRAILER, TRANSFER_ENCODING, UPGRADE, HeaderName::from_static("keep-alive")];
 
 /// The inner service of a gateway: forwards every request to one upstream (plain
 /// `http://`). An unreachable upstream gets the client a 502 with a JSON-RPC -32603
@@ -76,27 +70,18 @@ impl Upstream {
         if uri.scheme() != Some(&Scheme::HTTP) {
             return Err(invalid("the upstream must be an http:// URL"));
         }
-        let authority = uri
-            .authority()
-            .cloned()
-            .ok_or_else(|| invalid("the upstream URL has no host"))?;
+        let authority =
+            uri.authority().cloned().ok_or_else(|| invalid("the upstream URL has no host"))?;
         let path = uri.path_and_query().filter(|p| p.path() != "/").cloned();
         let client = Client::builder(TokioExecutor::new()).build_http();
-        Ok(Upstream {
-            client,
-            authority,
-            path,
-        })
+        Ok(Upstream { client, authority, path })
     }
 
     fn target(&self, uri: &Uri) -> Result<Uri, http::Error> {
         let path = match (&self.path, uri.query()) {
             (Some(base), Some(query)) => format!("{}?{query}", base.path()),
             (Some(base), None) => base.as_str().to_owned(),
-            (None, _) => uri
-                .path_and_query()
-                .map_or("/", PathAndQuery::as_str)
-                .to_owned(),
+            (None, _) => uri.path_and_query().map_or("/", PathAndQuery::as_str).to_owned(),
         };
         Uri::builder()
             .scheme(Scheme::HTTP)
@@ -118,10 +103,7 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
     fn call(&mut self, request: Request<RequestBody<Incoming>>) -> Self::Future {
         let (mut parts, body) = request.into_parts();
         // The layer's scan of a POST: the 502 can answer the request's id.
-        let id = parts
-            .extensions
-            .get::<OwnedMessage>()
-            .and_then(OwnedMessage::id_bytes);
+        let id = parts.extensions.get::<OwnedMessage>().and_then(OwnedMessage::id_bytes);
         let target = self.target(&parts.uri);
         let host = HeaderValue::from_str(self.authority.as_str());
         let client = self.client.clone();
@@ -167,9 +149,7 @@ fn bad_gateway(id: Option<&[u8]>) -> Response<UpstreamBody> {
     .to_vec();
     let mut response = Response::new(Either::Right(Full::new(Bytes::from(body))));
     *response.status_mut() = StatusCode::BAD_GATEWAY;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -210,7 +190,5 @@ fn is_transient(e: &io::Error) -> bool {
         io::ErrorKind::ConnectionAborted
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::Interrupted
-    ) || e
-        .raw_os_error()
-        .is_some_and(|code| code == 23 || code == 24) // ENFILE, EMFILE
+    ) || e.raw_os_error().is_some_and(|code| code == 23 || code == 24) // ENFILE, EMFILE
 }

@@ -207,10 +207,8 @@ impl McpLayer {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        let set = origins
-            .into_iter()
-            .filter_map(|o| HeaderValue::from_str(o.as_ref()).ok())
-            .collect();
+        let set =
+            origins.into_iter().filter_map(|o| HeaderValue::from_str(o.as_ref()).ok()).collect();
         self.with(|s| s.origins = Some(set))
     }
 

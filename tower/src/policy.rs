@@ -33,11 +33,7 @@ pub struct Denial {
 impl Denial {
     /// An error with this code and message.
     pub fn new(code: i64, message: impl Into<Cow<'static, str>>) -> Self {
-        Denial {
-            code,
-            message: message.into(),
-            status: None,
-        }
+        Denial { code, message: message.into(), status: None }
     }
 
     /// Answer with this HTTP status instead of the default.
@@ -138,7 +134,6 @@ impl AllowList {
 
     /// Whether `name` decodes to a listed name (a lone surrogate escape never does).
     pub(crate) fn allows(&self, name: Str<'_>) -> bool {
-        name.decode()
-            .is_ok_and(|name| self.0.contains(name.as_ref()))
+        name.decode().is_ok_and(|name| self.0.contains(name.as_ref()))
     }
 }

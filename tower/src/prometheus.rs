@@ -10,9 +10,8 @@ use rpcscan::Str;
 use crate::observe::{Direction, Event, Observer};
 
 /// Upper bounds (seconds) of the latency histogram's buckets.
-const BUCKETS: [f64; 12] = [
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
-];
+const BUCKETS: [f64; 12] =
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0];
 
 /// Label value for names past the cardinality cap, and for names that are not text.
 const OTHER: &str = "other";
@@ -76,10 +75,7 @@ impl Default for PrometheusObserver {
 impl PrometheusObserver {
     /// An empty set of metrics.
     pub fn new() -> Self {
-        PrometheusObserver {
-            max_names: 100,
-            state: Mutex::new(State::default()),
-        }
+        PrometheusObserver { max_names: 100, state: Mutex::new(State::default()) }
     }
 
     /// How many distinct method and tool names get labels of their own.
@@ -117,11 +113,7 @@ impl PrometheusObserver {
             "tools/call requests from clients, by tool.",
         );
         for (tool, n) in &state.tools {
-            let _ = writeln!(
-                out,
-                "rpcscan_tool_calls_total{{tool=\"{}\"}} {n}",
-                escape(tool)
-            );
+            let _ = writeln!(out, "rpcscan_tool_calls_total{{tool=\"{}\"}} {n}", escape(tool));
         }
         header(
             &mut out,
@@ -196,11 +188,7 @@ impl State {
     /// The label for a client-chosen name, within the cardinality cap.
     fn label(&mut self, name: Option<Str<'_>>, max: usize) -> String {
         let Some(Ok(name)) = name.map(|n| n.decode()) else {
-            return if name.is_none() {
-                String::new()
-            } else {
-                OTHER.to_owned()
-            };
+            return if name.is_none() { String::new() } else { OTHER.to_owned() };
         };
         if self.names.contains(name.as_ref()) {
             return name.into_owned();
@@ -241,18 +229,11 @@ impl Observer for PrometheusObserver {
             h.count += 1;
             h.sum += seconds;
         }
-        *state
-            .messages
-            .entry((direction, event.kind.as_str(), method))
-            .or_default() += 1;
+        *state.messages.entry((direction, event.kind.as_str(), method)).or_default() += 1;
     }
 
     fn non_message_event(&self, direction: Direction, _: Option<&str>, _: &str) {
-        *self
-            .state()
-            .non_message
-            .entry(direction.as_str())
-            .or_default() += 1;
+        *self.state().non_message.entry(direction.as_str()).or_default() += 1;
     }
 }
 

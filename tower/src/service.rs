@@ -60,9 +60,7 @@ impl<S> McpService<S> {
 
 impl<S: std::fmt::Debug> std::fmt::Debug for McpService<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("McpService")
-            .field("inner", &self.inner)
-            .finish_non_exhaustive()
+        f.debug_struct("McpService").field("inner", &self.inner).finish_non_exhaustive()
     }
 }
 
@@ -107,12 +105,7 @@ impl Reject {
         response: ErrorResponse<'_>,
         code: i64,
     ) -> Self {
-        Reject {
-            status,
-            body: response.to_vec(),
-            rejection,
-            code,
-        }
+        Reject { status, body: response.to_vec(), rejection, code }
     }
 
     fn respond<B>(self) -> Response<ResponseBody<B>> {
@@ -123,9 +116,7 @@ impl Reject {
 fn reply<B>(status: StatusCode, body: Vec<u8>) -> Response<ResponseBody<B>> {
     let mut response = Response::new(ResponseBody::full(Bytes::from(body)));
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -166,15 +157,11 @@ where
     ResB::Error: Into<BoxError>,
 {
     let start = Instant::now();
-    let deadline = shared
-        .request_timeout
-        .and_then(|t| tokio::time::Instant::from_std(start).checked_add(t));
+    let deadline =
+        shared.request_timeout.and_then(|t| tokio::time::Instant::from_std(start).checked_add(t));
     let (mut parts, body) = request.into_parts();
-    let exchange = Exchange {
-        session: text(parts.headers.get(SESSION_ID)).map(str::to_owned),
-        shared,
-        start,
-    };
+    let exchange =
+        Exchange { session: text(parts.headers.get(SESSION_ID)).map(str::to_owned), shared, start };
     let shared = &exchange.shared;
 
     if let Some(reject) = check_head(shared, &parts.headers) {
@@ -266,8 +253,7 @@ where
 /// Checks that need only the head: header block size and `Origin`.
 fn check_head(shared: &Shared, headers: &HeaderMap) -> Option<Reject> {
     let size = headers.iter().fold(0usize, |n, (name, value)| {
-        n.saturating_add(name.as_str().len())
-            .saturating_add(value.len())
+        n.saturating_add(name.as_str().len()).saturating_add(value.len())
     });
     if size > shared.max_header_size {
         return Some(Reject::new(
@@ -325,14 +311,8 @@ fn check_message(
     if applies {
         // Two values of one header: an intermediary may route on either; the check on one.
         for (name, message) in [
-            (
-                MCP_METHOD,
-                "Header mismatch: Mcp-Method header appears more than once",
-            ),
-            (
-                MCP_NAME,
-                "Header mismatch: Mcp-Name header appears more than once",
-            ),
+            (MCP_METHOD, "Header mismatch: Mcp-Method header appears more than once"),
+            (MCP_NAME, "Header mismatch: Mcp-Name header appears more than once"),
             (
                 MCP_PROTOCOL_VERSION,
                 "Header mismatch: MCP-Protocol-Version header appears more than once",
@@ -371,9 +351,7 @@ fn check_message(
     let asks = matches!(msg.kind(), Kind::Request | Kind::Notification);
     if asks
         && shared.reject_duplicate_routing_keys
-        && [mcp.name(), mcp.uri(), mcp.meta()]
-            .iter()
-            .any(|f| f.is_duplicate())
+        && [mcp.name(), mcp.uri(), mcp.meta()].iter().any(|f| f.is_duplicate())
     {
         return Err(Reject::new(
             StatusCode::BAD_REQUEST,
@@ -394,12 +372,7 @@ fn check_message(
         } else {
             StatusCode::BAD_REQUEST
         });
-        Reject::new(
-            status,
-            rejection,
-            with_id(ErrorResponse::new(code, message), id),
-            code,
-        )
+        Reject::new(status, rejection, with_id(ErrorResponse::new(code, message), id), code)
     };
     if let (true, Some(methods), Some(method)) = (asks, &shared.methods, msg.method()) {
         if !methods.allows(method) {
@@ -423,12 +396,9 @@ fn check_message(
     }
     match shared.policy.decide(msg, mcp) {
         Decision::Forward => Ok(()),
-        Decision::Deny(denial) => Err(deny(
-            denial.code(),
-            denial.message(),
-            denial.http_status(),
-            Rejection::Policy,
-        )),
+        Decision::Deny(denial) => {
+            Err(deny(denial.code(), denial.message(), denial.http_status(), Rejection::Policy))
+        }
     }
 }
 
@@ -476,9 +446,8 @@ where
 {
     let shared = &exchange.shared;
     let (mut parts, body) = response.into_parts();
-    let session = text(parts.headers.get(SESSION_ID))
-        .map(str::to_owned)
-        .or_else(|| exchange.session.clone());
+    let session =
+        text(parts.headers.get(SESSION_ID)).map(str::to_owned).or_else(|| exchange.session.clone());
     let media = media_type(&parts.headers);
 
     let asked = request.as_ref().is_some_and(|r| r.kind() == Kind::Request);
@@ -509,13 +478,7 @@ where
     }
 
     // The client sees nothing before the body is checked: the request timeout goes on.
-    let collected = collect(
-        body,
-        shared.max_response_size,
-        shared.idle_timeout,
-        deadline,
-    )
-    .await;
+    let collected = collect(body, shared.max_response_size, shared.idle_timeout, deadline).await;
     let mut event = Event {
         direction: Direction::ServerToClient,
         session: session.as_deref(),

@@ -94,26 +94,16 @@ async fn send(
     headers: &[(&str, &str)],
 ) -> (StatusCode, http::HeaderMap, Bytes) {
     let client = Client::builder(TokioExecutor::new()).build_http::<Full<Bytes>>();
-    let mut request = Request::builder()
-        .method(method)
-        .uri(format!("http://{to}/mcp"));
+    let mut request = Request::builder().method(method).uri(format!("http://{to}/mcp"));
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
     let response = client
-        .request(
-            request
-                .body(Full::new(Bytes::from(body.to_owned())))
-                .unwrap(),
-        )
+        .request(request.body(Full::new(Bytes::from(body.to_owned()))).unwrap())
         .await
         .unwrap();
     let (parts, body) = response.into_parts();
-    (
-        parts.status,
-        parts.headers,
-        body.collect().await.unwrap().to_bytes(),
-    )
+    (parts.status, parts.headers, body.collect().await.unwrap().to_bytes())
 }
 
 fn error(id: &str, code: i64, message: &str) -> Bytes {
@@ -131,10 +121,7 @@ async fn valid_traffic_passes_both_ways() {
     let (status, headers, body) = send(gw, Method::POST, call, &[("mcp-session-id", "s-1")]).await;
     assert_eq!(
         (status, &body[..]),
-        (
-            StatusCode::OK,
-            &br#"{"jsonrpc":"2.0","id":1,"result":{}}"#[..]
-        )
+        (StatusCode::OK, &br#"{"jsonrpc":"2.0","id":1,"result":{}}"#[..])
     );
     assert_eq!(headers["mcp-session-id"], "s-1");
 
@@ -150,30 +137,13 @@ async fn valid_traffic_passes_both_ways() {
     );
 
     let notification = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert_eq!(
-        send(gw, Method::POST, notification, &[]).await.0,
-        StatusCode::ACCEPTED
-    );
+    assert_eq!(send(gw, Method::POST, notification, &[]).await.0, StatusCode::ACCEPTED);
     let (status, _, body) = send(gw, Method::GET, "", &[("mcp-session-id", "s-1")]).await;
     assert_eq!((status, &body[..]), (StatusCode::OK, SSE.as_bytes()));
-    assert_eq!(
-        send(gw, Method::DELETE, "", &[("mcp-session-id", "s-1")])
-            .await
-            .0,
-        StatusCode::OK
-    );
+    assert_eq!(send(gw, Method::DELETE, "", &[("mcp-session-id", "s-1")]).await.0, StatusCode::OK);
 
     let methods: Vec<_> = log.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
-    assert_eq!(
-        methods,
-        [
-            Method::POST,
-            Method::POST,
-            Method::POST,
-            Method::GET,
-            Method::DELETE
-        ]
-    );
+    assert_eq!(methods, [Method::POST, Method::POST, Method::POST, Method::GET, Method::DELETE]);
     assert_eq!(&log.lock().unwrap()[0].1[..], call.as_bytes()); // the body unchanged
 }
 
@@ -206,18 +176,12 @@ async fn hostile_input_never_reaches_the_upstream_and_the_gateway_stays_up() {
         .await
         .unwrap();
     let mut answer = Vec::new();
-    tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut answer))
-        .await
-        .ok();
+    tokio::time::timeout(Duration::from_secs(5), tcp.read_to_end(&mut answer)).await.ok();
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.ends_with(r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: body not received in time"}}"#), "{answer}");
 
-    assert!(
-        log.lock().unwrap().is_empty(),
-        "the upstream saw {:?}",
-        log.lock().unwrap()
-    );
+    assert!(log.lock().unwrap().is_empty(), "the upstream saw {:?}", log.lock().unwrap());
     let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
     assert_eq!(send(gw, Method::POST, ping, &[]).await.0, StatusCode::OK);
     assert_eq!(log.lock().unwrap().len(), 1);
@@ -225,24 +189,12 @@ async fn hostile_input_never_reaches_the_upstream_and_the_gateway_stays_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unreachable_upstream_is_502() {
-    let closed = TcpListener::bind("127.0.0.1:0")
-        .await
-        .unwrap()
-        .local_addr()
-        .unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap();
     let gw = gateway_to(closed).await;
-    let (status, _, body) = send(
-        gw,
-        Method::POST,
-        r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
-        &[],
-    )
-    .await;
+    let (status, _, body) =
+        send(gw, Method::POST, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]).await;
     assert_eq!(
         (status, body),
-        (
-            StatusCode::BAD_GATEWAY,
-            error("1", -32603, "Bad Gateway: upstream unreachable")
-        )
+        (StatusCode::BAD_GATEWAY, error("1", -32603, "Bad Gateway: upstream unreachable"))
     );
 }

@@ -28,10 +28,8 @@ fn full(bytes: impl Into<Bytes>) -> TestBody {
 
 /// A body arriving in these chunks (no size hint: the layer must count).
 fn chunked(chunks: Vec<Bytes>) -> TestBody {
-    StreamBody::new(stream::iter(
-        chunks.into_iter().map(|c| Ok(http_body::Frame::data(c))),
-    ))
-    .boxed_unsync()
+    StreamBody::new(stream::iter(chunks.into_iter().map(|c| Ok(http_body::Frame::data(c)))))
+        .boxed_unsync()
 }
 
 /// A body fed by the returned channel, chunk by chunk.
@@ -119,19 +117,17 @@ fn upstream(
     answer: impl Fn() -> Response<TestBody> + Clone + Send + Sync + 'static,
 ) -> Upstream {
     let seen = seen.clone();
-    tower::util::BoxCloneService::new(service_fn(
-        move |request: Request<RequestBody<TestBody>>| {
-            let seen = seen.clone();
-            let answer = answer.clone();
-            async move {
-                seen.calls.fetch_add(1, Ordering::SeqCst);
-                let scan = request.extensions().get::<OwnedMessage>().cloned();
-                let body = request.into_body().collect().await.unwrap().to_bytes();
-                seen.requests.lock().unwrap().push((body, scan));
-                Ok::<_, Infallible>(answer())
-            }
-        },
-    ))
+    tower::util::BoxCloneService::new(service_fn(move |request: Request<RequestBody<TestBody>>| {
+        let seen = seen.clone();
+        let answer = answer.clone();
+        async move {
+            seen.calls.fetch_add(1, Ordering::SeqCst);
+            let scan = request.extensions().get::<OwnedMessage>().cloned();
+            let body = request.into_body().collect().await.unwrap().to_bytes();
+            seen.requests.lock().unwrap().push((body, scan));
+            Ok::<_, Infallible>(answer())
+        }
+    }))
 }
 
 fn post(body: impl Into<Bytes>, headers: &[(&str, &str)]) -> Request<TestBody> {
@@ -144,10 +140,7 @@ fn post(body: impl Into<Bytes>, headers: &[(&str, &str)]) -> Request<TestBody> {
 
 async fn read(response: Response<ResponseBody<TestBody>>) -> (StatusCode, Bytes) {
     let status = response.status();
-    (
-        status,
-        response.into_body().collect().await.unwrap().to_bytes(),
-    )
+    (status, response.into_body().collect().await.unwrap().to_bytes())
 }
 
 const OK: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
@@ -205,10 +198,8 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
         ("headers over the limit", OK.into(), vec![("x-pad", &pad)], 431, error("null", -32600, "Invalid Request: headers too large")),
     ];
     let observer = Arc::new(Recorder::default());
-    let layer = McpLayer::new()
-        .max_body_size(128)
-        .max_header_size(256)
-        .observer(Arc::clone(&observer));
+    let layer =
+        McpLayer::new().max_body_size(128).max_header_size(256).observer(Arc::clone(&observer));
     for (name, body, headers, status, want) in &cases {
         let (got_status, got, calls) = send(&layer, post(body.clone(), headers)).await;
         assert_eq!(
@@ -220,11 +211,7 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
     let not_utf8 = &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}"[..];
     assert_eq!(
         send(&layer, post(not_utf8, &[])).await,
-        (
-            StatusCode::BAD_REQUEST,
-            Bytes::from(error("null", -32700, "Parse error")),
-            0
-        )
+        (StatusCode::BAD_REQUEST, Bytes::from(error("null", -32700, "Parse error")), 0)
     );
     {
         let seen = observer.messages.lock().unwrap();
@@ -232,10 +219,7 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
         assert!(seen
             .iter()
             .all(|m| m.direction == Direction::ClientToServer && m.rejected.is_some()));
-        let header = cases
-            .iter()
-            .position(|c| c.0.starts_with("header says"))
-            .unwrap();
+        let header = cases.iter().position(|c| c.0.starts_with("header says")).unwrap();
         assert_eq!(seen[header].rejected, Some(Rejection::HeaderMismatch));
         assert_eq!(
             (seen[header].method.as_deref(), seen[header].tool.as_deref()),
@@ -262,18 +246,14 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
 async fn a_body_in_many_frames_is_scanned_and_forwarded_unchanged() {
     let body = br#"{"jsonrpc":"2.0","id":"r\u002d1","method":"tools/call","params":{"name":"ech\u006f","arguments":{"n":1}}}"#;
     let seen = Seen::default();
-    let service = McpLayer::new().layer(upstream(&seen, || {
-        json(200, r#"{"jsonrpc":"2.0","id":"r-1","result":{}}"#)
-    }));
+    let service = McpLayer::new()
+        .layer(upstream(&seen, || json(200, r#"{"jsonrpc":"2.0","id":"r-1","result":{}}"#)));
     let chunks = body.iter().map(|b| Bytes::copy_from_slice(&[*b])).collect();
     let request = Request::post("/mcp").body(chunked(chunks)).unwrap();
     let (status, answer) = read(service.oneshot(request).await.unwrap()).await;
     assert_eq!(
         (status, &answer[..]),
-        (
-            StatusCode::OK,
-            &br#"{"jsonrpc":"2.0","id":"r-1","result":{}}"#[..]
-        )
+        (StatusCode::OK, &br#"{"jsonrpc":"2.0","id":"r-1","result":{}}"#[..])
     );
     let requests = seen.requests.lock().unwrap();
     let (forwarded, scan) = &requests[0];
@@ -285,18 +265,12 @@ async fn a_body_in_many_frames_is_scanned_and_forwarded_unchanged() {
 
 #[tokio::test]
 async fn a_body_in_many_frames_over_the_limit_is_413() {
-    let chunks = (0..100)
-        .map(|_| Bytes::from_static(b"          "))
-        .collect();
+    let chunks = (0..100).map(|_| Bytes::from_static(b"          ")).collect();
     let request = Request::post("/mcp").body(chunked(chunks)).unwrap();
     let (status, body, calls) = send(&McpLayer::new().max_body_size(999), request).await;
     assert_eq!(
         (status.as_u16(), body, calls),
-        (
-            413,
-            Bytes::from(error("null", -32600, "Invalid Request: body too large")),
-            0
-        )
+        (413, Bytes::from(error("null", -32600, "Invalid Request: body too large")), 0)
     );
 }
 
@@ -313,11 +287,7 @@ async fn headers_that_match_are_forwarded_base64_and_escapes_included() {
     ];
     for (body, headers) in cases {
         let (status, answer, calls) = send(&layer, post(*body, headers)).await;
-        assert_eq!(
-            (status, &answer[..], calls),
-            (StatusCode::OK, OK.as_bytes(), 1),
-            "{body}"
-        );
+        assert_eq!((status, &answer[..], calls), (StatusCode::OK, OK.as_bytes(), 1), "{body}");
     }
 }
 
@@ -377,26 +347,15 @@ async fn policy_decides_on_the_borrowed_message_and_its_keys() {
         r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"drop_t\u0061ble"}}"#;
     assert_eq!(
         send(&layer, post(drop, &[])).await,
-        (
-            StatusCode::FORBIDDEN,
-            Bytes::from(error("9", -32001, "Forbidden by policy")),
-            0
-        )
+        (StatusCode::FORBIDDEN, Bytes::from(error("9", -32001, "Forbidden by policy")), 0)
     );
     let secret = r#"{"jsonrpc":"2.0","method":"notifications/secret"}"#;
     assert_eq!(
         send(&layer, post(secret, &[])).await,
-        (
-            StatusCode::BAD_REQUEST,
-            Bytes::from(error("null", -32001, "no")),
-            0
-        )
+        (StatusCode::BAD_REQUEST, Bytes::from(error("null", -32001, "no")), 0)
     );
     let fine = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"select"}}"#;
-    assert_eq!(
-        send(&layer, post(fine, &[])).await,
-        (StatusCode::OK, Bytes::from(OK), 1)
-    );
+    assert_eq!(send(&layer, post(fine, &[])).await, (StatusCode::OK, Bytes::from(OK), 1));
 }
 
 #[tokio::test]
@@ -408,20 +367,11 @@ async fn origin_allow_list() {
         Bytes::from(error("null", -32600, "Forbidden: Origin not allowed")),
         0,
     );
-    assert_eq!(
-        send(&layer, post(ping, &[("origin", "http://evil.example")])).await,
-        forbidden
-    );
+    assert_eq!(send(&layer, post(ping, &[("origin", "http://evil.example")])).await, forbidden);
     assert_eq!(
         send(
             &layer,
-            post(
-                ping,
-                &[
-                    ("origin", "http://localhost:3000"),
-                    ("origin", "http://evil.example")
-                ]
-            )
+            post(ping, &[("origin", "http://localhost:3000"), ("origin", "http://evil.example")])
         )
         .await,
         forbidden
@@ -430,15 +380,9 @@ async fn origin_allow_list() {
         send(&layer, post(ping, &[("origin", "http://localhost:3000")])).await,
         (StatusCode::OK, Bytes::from(OK), 1)
     );
-    assert_eq!(
-        send(&layer, post(ping, &[])).await,
-        (StatusCode::OK, Bytes::from(OK), 1)
-    );
+    assert_eq!(send(&layer, post(ping, &[])).await, (StatusCode::OK, Bytes::from(OK), 1));
     // GET streams are checked too.
-    let get = Request::get("/mcp")
-        .header("origin", "http://evil.example")
-        .body(full(""))
-        .unwrap();
+    let get = Request::get("/mcp").header("origin", "http://evil.example").body(full("")).unwrap();
     assert_eq!(send(&layer, get).await, forbidden);
 }
 
@@ -453,11 +397,7 @@ async fn accepted_notifications_and_responses_get_202_and_no_body() {
         let service = McpLayer::new().layer(upstream(&seen, || json(200, "{}")));
         let response = service.oneshot(post(body, &[])).await.unwrap();
         assert!(response.headers().get("content-type").is_none());
-        assert_eq!(
-            read(response).await,
-            (StatusCode::ACCEPTED, Bytes::new()),
-            "{body}"
-        );
+        assert_eq!(read(response).await, (StatusCode::ACCEPTED, Bytes::new()), "{body}");
         assert_eq!(seen.calls.load(Ordering::SeqCst), 1);
     }
     // An upstream error status passes as it is.
@@ -472,11 +412,8 @@ async fn accepted_notifications_and_responses_get_202_and_no_body() {
 
 #[tokio::test]
 async fn json_answers_must_answer_the_request() {
-    let bad_gateway = error(
-        "7",
-        -32603,
-        "Bad Gateway: the upstream's answer is not a response to this request",
-    );
+    let bad_gateway =
+        error("7", -32603, "Bad Gateway: the upstream's answer is not a response to this request");
     #[rustfmt::skip]
     let cases: &[(&'static str, u16, &str)] = &[
         (r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, 200, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
@@ -525,51 +462,26 @@ async fn an_sse_answer_split_at_every_byte_boundary_passes_unchanged_and_is_clas
     let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#;
     let s = || Some("s-1".to_owned());
     let want = vec![
-        (
-            Kind::Notification,
-            Some("notifications/progress".to_owned()),
-            s(),
-        ),
-        (
-            Kind::Request,
-            Some("sampling/createMessage".to_owned()),
-            s(),
-        ),
+        (Kind::Notification, Some("notifications/progress".to_owned()), s()),
+        (Kind::Request, Some("sampling/createMessage".to_owned()), s()),
         (Kind::Result, Some("tools/call".to_owned()), s()), // the request's method
     ];
     let mut splits: Vec<Vec<Bytes>> = (0..=STREAM.len())
-        .map(|k| {
-            vec![
-                Bytes::from_static(&STREAM[..k]),
-                Bytes::from_static(&STREAM[k..]),
-            ]
-        })
+        .map(|k| vec![Bytes::from_static(&STREAM[..k]), Bytes::from_static(&STREAM[k..])])
         .collect();
-    splits.push(
-        STREAM
-            .iter()
-            .map(|b| Bytes::copy_from_slice(&[*b]))
-            .collect(),
-    );
+    splits.push(STREAM.iter().map(|b| Bytes::copy_from_slice(&[*b])).collect());
     for chunks in splits {
         let observer = Arc::new(Recorder::default());
         let seen = Seen::default();
         let layer = McpLayer::new().observer(Arc::clone(&observer));
         let answer = chunks.clone();
         let service = layer.layer(upstream(&seen, move || sse(chunked(answer.clone()))));
-        let response = service
-            .oneshot(post(call, &[("mcp-session-id", "s-1")]))
-            .await
-            .unwrap();
+        let response = service.oneshot(post(call, &[("mcp-session-id", "s-1")])).await.unwrap();
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         let (status, body) = read(response).await;
         assert_eq!((status, &body[..]), (StatusCode::OK, STREAM), "{chunks:?}");
         assert_eq!(stream_kinds(&observer), want, "{chunks:?}");
-        assert_eq!(
-            *observer.non_message.lock().unwrap(),
-            ["endpoint"],
-            "{chunks:?}"
-        );
+        assert_eq!(*observer.non_message.lock().unwrap(), ["endpoint"], "{chunks:?}");
     }
 }
 
@@ -581,13 +493,9 @@ async fn a_slow_upstream_stream_passes_each_chunk_on_at_once() {
     let observer = Arc::new(Recorder::default());
     let service = McpLayer::new()
         .observer(Arc::clone(&observer))
-        .layer(upstream(&seen, move || {
-            sse(body.lock().unwrap().take().unwrap())
-        }));
-    let response = service
-        .oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
-        .await
-        .unwrap();
+        .layer(upstream(&seen, move || sse(body.lock().unwrap().take().unwrap())));
+    let response =
+        service.oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[])).await.unwrap();
     let mut body = response.into_body();
     let first = b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n\n";
     tx.send(Bytes::from_static(first)).unwrap();
@@ -596,18 +504,11 @@ async fn a_slow_upstream_stream_passes_each_chunk_on_at_once() {
     // Classified as soon as its blank line passed, before anything else was sent.
     assert_eq!(
         stream_kinds(&observer),
-        [(
-            Kind::Notification,
-            Some("notifications/message".to_owned()),
-            Some("s-1".to_owned())
-        )]
+        [(Kind::Notification, Some("notifications/message".to_owned()), Some("s-1".to_owned()))]
     );
     let second = b"data: {\"jsonrpc\":\"2.0\",\"id\":1,";
     tx.send(Bytes::from_static(second)).unwrap();
-    assert_eq!(
-        &body.frame().await.unwrap().unwrap().into_data().unwrap()[..],
-        second
-    );
+    assert_eq!(&body.frame().await.unwrap().unwrap().into_data().unwrap()[..], second);
     tx.send(Bytes::from_static(b"\"result\":{}}\n\n")).unwrap();
     drop(tx);
     assert!(body.frame().await.unwrap().is_ok());
@@ -639,11 +540,7 @@ async fn timeouts() {
     let request = Request::post("/mcp").body(body).unwrap();
     let timeout = (
         StatusCode::REQUEST_TIMEOUT,
-        Bytes::from(error(
-            "null",
-            -32600,
-            "Invalid Request: body not received in time",
-        )),
+        Bytes::from(error("null", -32600, "Invalid Request: body not received in time")),
         0,
     );
     assert_eq!(send(&layer, request).await, timeout);
@@ -651,13 +548,8 @@ async fn timeouts() {
     // The idle timeout: the gap between two chunks.
     let (tx2, body) = channel();
     tx2.send(Bytes::from_static(b"{\"jsonrpc\":")).unwrap();
-    let layer = McpLayer::new()
-        .request_timeout(None)
-        .idle_timeout(Some(Duration::from_millis(50)));
-    assert_eq!(
-        send(&layer, Request::post("/mcp").body(body).unwrap()).await,
-        timeout
-    );
+    let layer = McpLayer::new().request_timeout(None).idle_timeout(Some(Duration::from_millis(50)));
+    assert_eq!(send(&layer, Request::post("/mcp").body(body).unwrap()).await, timeout);
     drop((tx, tx2));
 
     // An upstream that does not answer: 504 with the request's id.
@@ -665,25 +557,16 @@ async fn timeouts() {
         tokio::time::sleep(Duration::from_secs(10)).await;
         Ok::<_, Infallible>(json(200, OK))
     });
-    let service = McpLayer::new()
-        .request_timeout(Some(Duration::from_millis(50)))
-        .layer(slow);
+    let service = McpLayer::new().request_timeout(Some(Duration::from_millis(50))).layer(slow);
     let got = read(
-        service
-            .oneshot(post(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#, &[]))
-            .await
-            .unwrap(),
+        service.oneshot(post(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#, &[])).await.unwrap(),
     )
     .await;
     assert_eq!(
         got,
         (
             StatusCode::GATEWAY_TIMEOUT,
-            Bytes::from(error(
-                "3",
-                -32603,
-                "Gateway Timeout: no answer from upstream"
-            ))
+            Bytes::from(error("3", -32603, "Gateway Timeout: no answer from upstream"))
         )
     );
 
@@ -693,13 +576,8 @@ async fn timeouts() {
     let seen = Seen::default();
     let service = McpLayer::new()
         .idle_timeout(Some(Duration::from_millis(50)))
-        .layer(upstream(&seen, move || {
-            sse(body.lock().unwrap().take().unwrap())
-        }));
-    let response = service
-        .oneshot(Request::get("/mcp").body(full("")).unwrap())
-        .await
-        .unwrap();
+        .layer(upstream(&seen, move || sse(body.lock().unwrap().take().unwrap())));
+    let response = service.oneshot(Request::get("/mcp").body(full("")).unwrap()).await.unwrap();
     let mut body = response.into_body();
     tx3.send(Bytes::from_static(b": hi\n\n")).unwrap();
     assert!(body.frame().await.unwrap().is_ok());
@@ -714,25 +592,16 @@ async fn envelope_mode_forwards_what_it_does_not_read() {
     let strict = send(&McpLayer::new(), post(body, &[])).await;
     assert_eq!(
         strict,
-        (
-            StatusCode::BAD_REQUEST,
-            Bytes::from(error("null", -32700, "Parse error")),
-            0
-        )
+        (StatusCode::BAD_REQUEST, Bytes::from(error("null", -32700, "Parse error")), 0)
     );
     let envelope = McpLayer::new().validation(rpcscan::Validation::Envelope);
-    assert_eq!(
-        send(&envelope, post(body, &[])).await,
-        (StatusCode::OK, Bytes::from(OK), 1)
-    );
+    assert_eq!(send(&envelope, post(body, &[])).await, (StatusCode::OK, Bytes::from(OK), 1));
 }
 
 #[tokio::test]
 async fn prometheus_renders_what_it_saw() {
     let metrics = Arc::new(PrometheusObserver::new());
-    let layer = McpLayer::new()
-        .allow_tools(["echo"])
-        .observer(Arc::clone(&metrics));
+    let layer = McpLayer::new().allow_tools(["echo"]).observer(Arc::clone(&metrics));
     let call = |name: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{name}"}}}}"#)
     };
@@ -753,10 +622,7 @@ async fn prometheus_renders_what_it_saw() {
         r#"rpcscan_response_latency_seconds_bucket{method="tools/call",le="+Inf"} 1"#,
         r#"rpcscan_response_latency_seconds_count{method="tools/call"} 1"#,
     ] {
-        assert!(
-            text.lines().any(|l| l == line),
-            "missing {line:?} in\n{text}"
-        );
+        assert!(text.lines().any(|l| l == line), "missing {line:?} in\n{text}");
     }
 }
 
@@ -765,10 +631,8 @@ async fn the_service_is_a_tower_service_with_readiness() {
     let seen = Seen::default();
     let mut service = McpLayer::new().layer(upstream(&seen, || json(200, OK)));
     let ready = service.ready().await.unwrap();
-    let response = ready
-        .call(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
-        .await
-        .unwrap();
+    let response =
+        ready.call(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[])).await.unwrap();
     assert_eq!(read(response).await, (StatusCode::OK, Bytes::from(OK)));
 }
 
@@ -778,11 +642,7 @@ async fn header_check_modes() {
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
     let missing = (
         StatusCode::BAD_REQUEST,
-        Bytes::from(error(
-            "1",
-            -32020,
-            "Header mismatch: Mcp-Method header is missing",
-        )),
+        Bytes::from(error("1", -32020, "Header mismatch: Mcp-Method header is missing")),
         0,
     );
     let lying = [("mcp-method", "tools/list")];
@@ -798,10 +658,7 @@ async fn header_check_modes() {
     let forwarded = (StatusCode::OK, Bytes::from(OK), 1);
     let always = McpLayer::new().header_check(HeaderCheck::Always);
     assert_eq!(send(&always, post(ping, &[])).await, missing);
-    assert_eq!(
-        send(&always, post(ping, &[("mcp-method", "ping")])).await,
-        forwarded
-    );
+    assert_eq!(send(&always, post(ping, &[("mcp-method", "ping")])).await, forwarded);
     assert_eq!(send(&McpLayer::new(), post(ping, &lying)).await, differs);
     let off = McpLayer::new().header_check(HeaderCheck::Off);
     assert_eq!(send(&off, post(ping, &lying)).await, forwarded);
@@ -810,47 +667,30 @@ async fn header_check_modes() {
 #[tokio::test]
 async fn a_json_answer_over_the_limit_is_502() {
     let seen = Seen::default();
-    let service = McpLayer::new()
-        .max_response_size(10)
-        .layer(upstream(&seen, || json(200, OK)));
+    let service = McpLayer::new().max_response_size(10).layer(upstream(&seen, || json(200, OK)));
     let got = read(
-        service
-            .oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
-            .await
-            .unwrap(),
+        service.oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[])).await.unwrap(),
     )
     .await;
-    let want = error(
-        "1",
-        -32603,
-        "Bad Gateway: the upstream's answer is not a response to this request",
-    );
+    let want =
+        error("1", -32603, "Bad Gateway: the upstream's answer is not a response to this request");
     assert_eq!(got, (StatusCode::BAD_GATEWAY, Bytes::from(want)));
 }
 
 #[tokio::test]
 async fn timeouts_too_long_to_represent_are_no_timeouts() {
-    let layer = McpLayer::new()
-        .request_timeout(Some(Duration::MAX))
-        .idle_timeout(Some(Duration::MAX));
-    let (status, _, calls) = send(
-        &layer,
-        post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]),
-    )
-    .await;
+    let layer =
+        McpLayer::new().request_timeout(Some(Duration::MAX)).idle_timeout(Some(Duration::MAX));
+    let (status, _, calls) =
+        send(&layer, post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[])).await;
     assert_eq!((status, calls), (StatusCode::OK, 1));
     const EVENT: &[u8] = b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
     let seen = Seen::default();
     let service = layer.layer(upstream(&seen, || {
-        sse(full(
-            &b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"[..],
-        ))
+        sse(full(&b"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"[..]))
     }));
     let (status, body) = read(
-        service
-            .oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[]))
-            .await
-            .unwrap(),
+        service.oneshot(post(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &[])).await.unwrap(),
     )
     .await;
     assert_eq!((status, &body[..]), (StatusCode::OK, EVENT));

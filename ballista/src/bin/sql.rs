@@ -68,9 +68,7 @@ enum Format {
 
 /// `--max-message-size`: a byte count with an optional binary suffix (`16MiB`, `512K`).
 fn parse_size(text: &str) -> Result<usize, String> {
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
     let (digits, unit) = text.split_at(split);
     let shift = match unit.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 0,
@@ -79,11 +77,8 @@ fn parse_size(text: &str) -> Result<usize, String> {
         "G" | "GB" | "GIB" => 30,
         _ => return Err(format!("unknown size unit '{unit}' (use K, M or G)")),
     };
-    let n: usize = digits
-        .parse()
-        .map_err(|_| format!("'{text}' is not a size (e.g. 16MiB)"))?;
-    n.checked_mul(1 << shift)
-        .ok_or_else(|| format!("'{text}' is too large"))
+    let n: usize = digits.parse().map_err(|_| format!("'{text}' is not a size (e.g. 16MiB)"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("'{text}' is too large"))
 }
 
 #[tokio::main]
@@ -108,9 +103,7 @@ async fn run(args: Args) -> Result<()> {
     };
     for table in &args.tables {
         let Some((name, paths)) = table.split_once('=') else {
-            return Err(DataFusionError::Plan(format!(
-                "--table wants NAME=PATH, got '{table}'"
-            )));
+            return Err(DataFusionError::Plan(format!("--table wants NAME=PATH, got '{table}'")));
         };
         // Relative paths become absolute URLs here: executors do not share our directory.
         let table = LinesTable::try_new(paths.split(','))?;
@@ -177,14 +170,7 @@ async fn stdin(ctx: &SessionContext, format: Format) -> Result<()> {
     let mut lines = std::io::stdin().lock().lines();
     loop {
         if interactive {
-            eprint!(
-                "{}",
-                if pending.is_empty() {
-                    "rpcscan> "
-                } else {
-                    "     ..> "
-                }
-            );
+            eprint!("{}", if pending.is_empty() { "rpcscan> " } else { "     ..> " });
         }
         let Some(line) = lines.next() else { break };
         let line = line?;
@@ -309,10 +295,7 @@ mod tests {
         let cases: &[(&str, &[&str])] = &[
             ("SELECT 1; SELECT 2", &["SELECT 1", "SELECT 2"]),
             ("SELECT 'a;b' AS x;", &["SELECT 'a;b' AS x"]),
-            (
-                "SELECT 'it''s;' ; SELECT \"a;b\"",
-                &["SELECT 'it''s;'", "SELECT \"a;b\""],
-            ),
+            ("SELECT 'it''s;' ; SELECT \"a;b\"", &["SELECT 'it''s;'", "SELECT \"a;b\""]),
             (
                 "-- note; here\nSELECT 1; /* c; */ SELECT 2;",
                 &["-- note; here\nSELECT 1", "/* c; */ SELECT 2"],

@@ -74,17 +74,9 @@ impl Form {
     }
 
     fn write(self, log: &mut Vec<u8>, n: usize, msg: &[u8]) {
-        let ts = format!(
-            "2026-11-29T10:{:02}:{:02}.{:03}Z",
-            n / 60_000 % 60,
-            n / 1000 % 60,
-            n % 1000
-        );
-        let (dir, label) = if n.is_multiple_of(2) {
-            ("c2s", "STDIN")
-        } else {
-            ("s2c", "STDOUT")
-        };
+        let ts =
+            format!("2026-11-29T10:{:02}:{:02}.{:03}Z", n / 60_000 % 60, n / 1000 % 60, n % 1000);
+        let (dir, label) = if n.is_multiple_of(2) { ("c2s", "STDIN") } else { ("s2c", "STDOUT") };
         match self {
             Form::Bare => log.extend_from_slice(msg),
             Form::Record => {
@@ -141,23 +133,14 @@ fn count(report: &str, name: &str) -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let test = args.first().map(String::as_str) == Some("--test");
-    let size_mb: usize = if test {
-        4
-    } else {
-        args.first().and_then(|s| s.parse().ok()).unwrap_or(1024)
-    };
-    let rounds: usize = if test {
-        1
-    } else {
-        args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3)
-    };
-    let rpcscan = args
-        .get(if test { 1 } else { 2 })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let me = std::env::current_exe().expect("own path");
-            me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
-        });
+    let size_mb: usize =
+        if test { 4 } else { args.first().and_then(|s| s.parse().ok()).unwrap_or(1024) };
+    let rounds: usize =
+        if test { 1 } else { args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3) };
+    let rpcscan = args.get(if test { 1 } else { 2 }).map(PathBuf::from).unwrap_or_else(|| {
+        let me = std::env::current_exe().expect("own path");
+        me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
+    });
     let messages = traffic(size_mb << 20);
     let mut files = Vec::new();
     for form in Form::ALL {
@@ -165,10 +148,8 @@ fn main() {
         for (n, msg) in messages.iter().enumerate() {
             form.write(&mut log, n, msg);
         }
-        let path = std::env::temp_dir().join(format!(
-            "rpcscan-extract-bench-{}-{form:?}.log",
-            std::process::id()
-        ));
+        let path = std::env::temp_dir()
+            .join(format!("rpcscan-extract-bench-{}-{form:?}.log", std::process::id()));
         std::fs::write(&path, &log).expect("write the log");
         files.push((form, path, log.len() as f64));
     }
@@ -181,11 +162,7 @@ fn main() {
             args.extend_from_slice(form.args());
             args.push(file);
             let (report, elapsed) = time(&rpcscan, &args);
-            assert_eq!(
-                count(&report, "messages"),
-                messages.len() as u64,
-                "{form:?}: {report}"
-            );
+            assert_eq!(count(&report, "messages"), messages.len() as u64, "{form:?}: {report}");
             // Throughput in messages, so that the wrappers' extra bytes are no bonus.
             let rate = messages.len() as f64 / elapsed.as_secs_f64();
             let bare = *bare_rate.get_or_insert(rate);

@@ -89,23 +89,14 @@ fn count(report: &str, name: &str) -> u64 {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let test = args.first().map(String::as_str) == Some("--test");
-    let size_mb: usize = if test {
-        4
-    } else {
-        args.first().and_then(|s| s.parse().ok()).unwrap_or(1024)
-    };
-    let rounds: usize = if test {
-        1
-    } else {
-        args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3)
-    };
-    let rpcscan = args
-        .get(if test { 1 } else { 2 })
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let me = std::env::current_exe().expect("own path");
-            me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
-        });
+    let size_mb: usize =
+        if test { 4 } else { args.first().and_then(|s| s.parse().ok()).unwrap_or(1024) };
+    let rounds: usize =
+        if test { 1 } else { args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3) };
+    let rpcscan = args.get(if test { 1 } else { 2 }).map(PathBuf::from).unwrap_or_else(|| {
+        let me = std::env::current_exe().expect("own path");
+        me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
+    });
     let (log, requests, messages) = generate(size_mb << 20);
     let path =
         std::env::temp_dir().join(format!("rpcscan-pair-bench-{}.ndjson", std::process::id()));
@@ -113,10 +104,7 @@ fn main() {
     let bytes = log.len() as f64;
     drop(log);
     let file = path.to_str().expect("a UTF-8 temp path");
-    println!(
-        "{:.0} MB, {messages} messages, {requests} requests, {SPREAD} in flight",
-        bytes / 1e6
-    );
+    println!("{:.0} MB, {messages} messages, {requests} requests, {SPREAD} in flight", bytes / 1e6);
     for round in 0..rounds {
         let (stats, stats_time) = time(&rpcscan, &["stats", file]);
         assert_eq!(count(&stats, "messages"), messages, "{stats}");

@@ -43,10 +43,7 @@ fn main() {
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let repeat: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let corpus = generate(mix, 4 << 20, seed);
-    let mut lines: Vec<&[u8]> = corpus
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let mut lines: Vec<&[u8]> = corpus.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     if mode == "sonic_unchecked" || mode == "envelope_valid_json" {
         // Unchecked parsers are only defined on valid JSON: both get the same subset.
         lines.retain(|l| rpcscan_oracle::validate_json(l));
@@ -63,9 +60,5 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
     let mb = (bytes * rounds.div_ceil(repeat) * repeat) as f64 / 1e6;
-    eprintln!(
-        "{counts:?} {:.0} MB/s (kernel level {})",
-        mb / secs,
-        rpcscan::kernel_level()
-    );
+    eprintln!("{counts:?} {:.0} MB/s (kernel level {})", mb / secs, rpcscan::kernel_level());
 }

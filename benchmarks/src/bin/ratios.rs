@@ -52,10 +52,7 @@ fn main() {
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(30);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let corpus = generate(mix, 4 << 20, seed);
-    let lines: Vec<&[u8]> = corpus
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .collect();
+    let lines: Vec<&[u8]> = corpus.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     // Unchecked parsers are only defined on valid JSON: both sides of that ratio get it.
     let (valid, valid_bytes) = rpcscan_oracle::corpus::valid_json_lines(&lines);
 
@@ -63,11 +60,7 @@ fn main() {
     let envelope = Parser::new().validation(Validation::Envelope);
     let want = oracle(&lines);
     assert_eq!(count(&lines, &mut |l| strict.classify(l)), want, "strict");
-    assert_eq!(
-        count(&lines, &mut |l| envelope.classify(l)),
-        want,
-        "envelope"
-    );
+    assert_eq!(count(&lines, &mut |l| envelope.classify(l)), want, "envelope");
     assert_eq!(
         count(&valid, &mut |l| envelope.classify(l)),
         oracle(&valid),
@@ -77,21 +70,9 @@ fn main() {
         let v = |c: &Counts| c[..4].iter().sum::<usize>();
         v(&c).abs_diff(v(&w)) * 50 <= n
     };
-    assert!(near(
-        count(&lines, &mut baselines::serde_raw),
-        want,
-        lines.len()
-    ));
-    assert!(near(
-        count(&lines, &mut baselines::sonic_checked),
-        want,
-        lines.len()
-    ));
-    assert!(near(
-        count(&valid, &mut baselines::sonic_unchecked),
-        oracle(&valid),
-        valid.len()
-    ));
+    assert!(near(count(&lines, &mut baselines::serde_raw), want, lines.len()));
+    assert!(near(count(&lines, &mut baselines::sonic_checked), want, lines.len()));
+    assert!(near(count(&valid, &mut baselines::sonic_unchecked), oracle(&valid), valid.len()));
 
     // (name, whole corpus or valid subset, classifier)
     type Job<'a> = (&'static str, bool, Box<dyn FnMut(&[u8]) -> Kind + 'a>);
@@ -100,16 +81,8 @@ fn main() {
         ("rpcscan envelope", true, Box::new(|l| envelope.classify(l))),
         ("serde_json RawValue", true, Box::new(baselines::serde_raw)),
         ("sonic-rs checked", true, Box::new(baselines::sonic_checked)),
-        (
-            "rpcscan envelope (valid)",
-            false,
-            Box::new(|l| envelope.classify(l)),
-        ),
-        (
-            "sonic-rs unchecked (valid)",
-            false,
-            Box::new(baselines::sonic_unchecked),
-        ),
+        ("rpcscan envelope (valid)", false, Box::new(|l| envelope.classify(l))),
+        ("sonic-rs unchecked (valid)", false, Box::new(baselines::sonic_unchecked)),
     ];
     let mut secs: Vec<Vec<f64>> = vec![Vec::new(); jobs.len() + 1];
     for _ in 0..rounds {
@@ -134,10 +107,7 @@ fn main() {
     );
     for (k, (name, all, _)) in jobs.iter().enumerate() {
         let bytes = if *all { corpus.len() } else { valid_bytes };
-        println!(
-            "  {name:<28} {:>8.0} MiB/s (median round)",
-            mib(bytes, median(secs[k].clone()))
-        );
+        println!("  {name:<28} {:>8.0} MiB/s (median round)", mib(bytes, median(secs[k].clone())));
     }
     println!(
         "  {:<28} {:>8.0} MiB/s (median round)",
@@ -145,31 +115,15 @@ fn main() {
         mib(corpus.len(), median(secs[jobs.len()].clone()))
     );
     // Per-round ratio of throughputs a/b = time(b)/time(a), then the median over rounds.
-    let ratio = |a: usize, b: usize| {
-        median(
-            secs[a]
-                .iter()
-                .zip(&secs[b])
-                .map(|(ta, tb)| tb / ta)
-                .collect(),
-        )
-    };
+    let ratio =
+        |a: usize, b: usize| median(secs[a].iter().zip(&secs[b]).map(|(ta, tb)| tb / ta).collect());
     let memchr = jobs.len();
     println!("median of per-round ratios (targets):");
-    println!(
-        "  strict / sonic-rs checked         {:>6.2}x  (>= 2)",
-        ratio(0, 3)
-    );
-    println!(
-        "  strict / serde_json RawValue      {:>6.2}x  (>= 4)",
-        ratio(0, 2)
-    );
+    println!("  strict / sonic-rs checked         {:>6.2}x  (>= 2)", ratio(0, 3));
+    println!("  strict / serde_json RawValue      {:>6.2}x  (>= 4)", ratio(0, 2));
     println!(
         "  envelope / sonic-rs unchecked     {:>6.2}x  (>= 2.5 small, >= 1.5 mixed)",
         ratio(4, 5)
     );
-    println!(
-        "  memchr / envelope                 {:>6.2}x  (<= 5)",
-        1.0 / ratio(1, memchr)
-    );
+    println!("  memchr / envelope                 {:>6.2}x  (<= 5)", 1.0 / ratio(1, memchr));
 }

@@ -30,19 +30,11 @@ fn main() {
     let small = generate(Mix::Small, 1 << 20, 5);
     let repeated = small.repeat(200);
     let fresh = generate(Mix::Small, 200 << 20, 5);
-    let inputs: [(&str, &[u8]); 3] = [
-        ("1 MB", &small),
-        ("1 MB x 200", &repeated),
-        ("200 MB fresh", &fresh),
-    ];
+    let inputs: [(&str, &[u8]); 3] =
+        [("1 MB", &small), ("1 MB x 200", &repeated), ("200 MB fresh", &fresh)];
     let lines: Vec<Vec<&[u8]>> = inputs
         .iter()
-        .map(|(_, bytes)| {
-            bytes
-                .split(|&b| b == b'\n')
-                .filter(|l| !l.is_empty())
-                .collect()
-        })
+        .map(|(_, bytes)| bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect())
         .collect();
     let parsers = [("strict", &strict), ("envelope", &envelope)];
     // MiB/s per (parser or memchr, input), one entry per round.
@@ -69,10 +61,7 @@ fn main() {
             rates[parsers.len()][k].push((bytes.len() * reps) as f64 / secs / (1 << 20) as f64);
         }
     }
-    println!(
-        "median of 7 rounds, MiB/s (kernel level {})",
-        rpcscan::kernel_level()
-    );
+    println!("median of 7 rounds, MiB/s (kernel level {})", rpcscan::kernel_level());
     let names = parsers.iter().map(|(name, _)| *name).chain(["memchr"]);
     for (name, per_input) in names.zip(rates) {
         let m: Vec<f64> = per_input.into_iter().map(median).collect();

@@ -102,9 +102,7 @@ impl Extract {
         let path = |p: &str| -> Result<Vec<String>, String> {
             let keys: Vec<String> = p.split('.').map(str::to_owned).collect();
             if keys.iter().any(String::is_empty) {
-                return Err(format!(
-                    "{p:?} is not a dotted path (examples: msg, event.payload)"
-                ));
+                return Err(format!("{p:?} is not a dotted path (examples: msg, event.payload)"));
             }
             Ok(keys)
         };
@@ -168,18 +166,9 @@ impl Extract {
                     line.get(start..end)
                 };
                 let (start, end) = locations.get(*msg).ok_or(Skip::Missing)?;
-                Ok(Found {
-                    place: Place::InLine { start, end },
-                    ts: group(*ts),
-                    dir: group(*dir),
-                })
+                Ok(Found { place: Place::InLine { start, end }, ts: group(*ts), dir: group(*dir) })
             }
-            Extract::Fields {
-                msg,
-                ts,
-                dir,
-                skip_dir,
-            } => {
+            Extract::Fields { msg, ts, dir, skip_dir } => {
                 let record = Raw::lenient(line);
                 if !record.is_object() {
                     return Err(Skip::NoMatch);
@@ -201,9 +190,7 @@ impl Extract {
                     return Err(Skip::ProxyRecord);
                 }
                 let ts = value(t, ts.as_ref()).map(label);
-                let message = value(m, Some(msg))
-                    .filter(|v| !v.is_null())
-                    .ok_or(Skip::Missing)?;
+                let message = value(m, Some(msg)).filter(|v| !v.is_null()).ok_or(Skip::Missing)?;
                 let at = message.offset();
                 let place = match message.as_str() {
                     Some(s) => {
@@ -211,10 +198,7 @@ impl Extract {
                         s.decode_into(&mut scratch.decoded);
                         Place::Decoded { at }
                     }
-                    None => Place::InLine {
-                        start: at,
-                        end: at + message.len(),
-                    },
+                    None => Place::InLine { start: at, end: at + message.len() },
                 };
                 Ok(Found { place, ts, dir })
             }
@@ -265,11 +249,7 @@ fn unix_time(text: &str) -> Option<Duration> {
     let int: u64 = int.parse().ok()?;
     // Nine fractional digits at most count (nanoseconds).
     let digits = frac.get(..frac.len().min(9)).unwrap_or_default();
-    let mut nanos: u64 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().ok()?
-    };
+    let mut nanos: u64 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
     for _ in digits.len()..9 {
         nanos *= 10;
     }
@@ -327,16 +307,10 @@ mod tests {
         let mut s = e.scratch();
         let line = br#"{"time":1.5,"direction":"out","event":{"payload":"{\"id\":1}"}}"#;
         let found = e.line(line, &mut s).unwrap();
-        assert_eq!(
-            (found.ts, found.dir),
-            (Some(&b"1.5"[..]), Some(&b"out"[..]))
-        );
+        assert_eq!((found.ts, found.dir), (Some(&b"1.5"[..]), Some(&b"out"[..])));
         assert!(matches!(found.place, Place::Decoded { .. }));
         assert_eq!(s.decoded, br#"{"id":1}"#);
-        assert_eq!(
-            e.line(br#"{"event":{}}"#, &mut s).unwrap_err(),
-            Skip::Missing
-        );
+        assert_eq!(e.line(br#"{"event":{}}"#, &mut s).unwrap_err(), Skip::Missing);
         assert_eq!(e.line(b"plain text", &mut s).unwrap_err(), Skip::NoMatch);
         let p = Extract::proxy_log();
         let mut s = p.scratch();

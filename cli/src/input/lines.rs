@@ -57,11 +57,8 @@ pub(super) fn produce_lines<T>(
                 }
             }
         } else {
-            let cut = if eof {
-                buf.len()
-            } else {
-                memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
-            };
+            let cut =
+                if eof { buf.len() } else { memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1) };
             if cut > 0 {
                 let Some(mut next) = p.permit() else {
                     return (read, None);
@@ -87,12 +84,7 @@ pub(super) fn produce_lines<T>(
             }
             // No newline in more than the limit (plus a possible `\r`): oversized.
             if buf.len() > max.saturating_add(1) {
-                let mut s = Skip {
-                    offset: base,
-                    line,
-                    len: 0,
-                    last_cr: false,
-                };
+                let mut s = Skip { offset: base, line, len: 0, last_cr: false };
                 s.eat(&buf);
                 base += buf.len() as u64;
                 buf.clear();
@@ -171,11 +163,7 @@ mod tests {
     fn stream(data: &[u8], sniffed: usize, chunk: usize, max: usize) -> (Vec<Seen>, Vec<Vec<u8>>) {
         let source = Arc::new(Source::new("test".to_owned()));
         let (first, rest) = data.split_at(sniffed);
-        let reader = Chunked {
-            data: rest.to_vec(),
-            pos: 0,
-            chunk,
-        };
+        let reader = Chunked { data: rest.to_vec(), pos: 0, chunk };
         let (blocks, read, error) = produce_here(data.len() + 2, |p| {
             produce_lines(p, source, Box::new(reader), first.to_vec(), max, true)
         });
@@ -194,19 +182,7 @@ mod tests {
     /// Read sizes to try on `len` bytes: every small one, and a few that split the input
     /// in large pieces or not at all (each read costs a zeroed chunk, so not all of them).
     fn chunks(len: usize) -> impl Iterator<Item = usize> {
-        (1..=6).chain([
-            13,
-            30,
-            31,
-            32,
-            33,
-            64,
-            len / 3,
-            len / 2,
-            len - 1,
-            len,
-            len + 1,
-        ])
+        (1..=6).chain([13, 30, 31, 32, 33, 64, len / 3, len / 2, len - 1, len, len + 1])
     }
 
     #[test]
@@ -231,10 +207,7 @@ mod tests {
     #[test]
     fn an_oversized_line_is_skipped_unbuffered_across_chunks() {
         let max = OK.len();
-        let long = format!(
-            "{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}",
-            "x".repeat(3 * max)
-        );
+        let long = format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{}\"}}", "x".repeat(3 * max));
         let data = format!("{OK}\n{long}\r\n{OK}\n{long}\n\n{OK}\n{long}");
         let (n, l) = (OK.len() as u64, long.len() as u64);
         let too_large = format!("too_large {l}");

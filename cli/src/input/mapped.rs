@@ -51,11 +51,7 @@ pub(super) fn produce_ranges<T>(
             }
             p.send(Block::Lines {
                 source: Arc::clone(&file.source),
-                data: Data::Mapped {
-                    file: Arc::clone(&file),
-                    start: pos,
-                    end,
-                },
+                data: Data::Mapped { file: Arc::clone(&file), start: pos, end },
                 base: pos as u64,
                 line,
             });

@@ -94,13 +94,7 @@ impl Input {
         }
         files
             .iter()
-            .map(|f| {
-                if f.as_os_str() == "-" {
-                    Input::Stdin
-                } else {
-                    Input::Path(f.clone())
-                }
-            })
+            .map(|f| if f.as_os_str() == "-" { Input::Stdin } else { Input::Path(f.clone()) })
             .collect()
     }
 
@@ -128,11 +122,7 @@ impl Source {
     fn new(name: String) -> Source {
         let mut json_name = Vec::with_capacity(name.len() + 2);
         crate::json::write_str(&mut json_name, &name);
-        Source {
-            name,
-            json_name,
-            extract: None,
-        }
+        Source { name, json_name, extract: None }
     }
 
     /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
@@ -277,15 +267,8 @@ pub fn run<C: Command>(
     inputs: &[Input],
     out: &mut Output,
 ) -> Result<Run<C::Tally>, Stop> {
-    let mut run = Run {
-        tally: C::Tally::default(),
-        bytes: 0,
-        failed: false,
-    };
-    let progress = Progress::new(
-        inputs,
-        !(cmd.prints_as_it_goes() && io::stdout().is_terminal()),
-    );
+    let mut run = Run { tally: C::Tally::default(), bytes: 0, failed: false };
+    let progress = Progress::new(inputs, !(cmd.prints_as_it_goes() && io::stdout().is_terminal()));
     let mut group: Vec<Arc<Mapped>> = Vec::new();
     for input in inputs {
         let opened = match open(input, settings) {
@@ -304,11 +287,7 @@ pub fn run<C: Command>(
                 }
                 continue;
             }
-            Opened::Stream {
-                source,
-                reader,
-                framing,
-            } => (source, reader, framing),
+            Opened::Stream { source, reader, framing } => (source, reader, framing),
         };
         // Mapped files before this stream come first.
         scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
@@ -318,11 +297,7 @@ pub fn run<C: Command>(
             None => match sniff(&mut reader, &mut first) {
                 Ok(()) => Framing::detect(&first),
                 Err(e) => {
-                    warn(format_args!(
-                        "{}: read error at byte {}: {e}",
-                        source.name,
-                        first.len()
-                    ));
+                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
                     run.failed = true;
                     continue;
                 }
@@ -332,11 +307,7 @@ pub fn run<C: Command>(
             if settings.extract.is_none() {
                 // A proxy log is told by its whole first line.
                 if let Err(e) = sniff_line(&mut reader, &mut first) {
-                    warn(format_args!(
-                        "{}: read error at byte {}: {e}",
-                        source.name,
-                        first.len()
-                    ));
+                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
                     run.failed = true;
                     continue;
                 }
@@ -365,10 +336,7 @@ pub fn run<C: Command>(
             Ok(()) => {}
             Err(StreamError::Stop(stop)) => return Err(stop),
             Err(StreamError::Read { at, error }) => {
-                warn(format_args!(
-                    "{}: read error at byte {at}: {error}",
-                    source.name
-                ));
+                warn(format_args!("{}: read error at byte {at}: {error}", source.name));
                 run.failed = true;
             }
         }
@@ -393,9 +361,7 @@ fn scan_mapped<C: Command>(
     }
     let files = std::mem::take(group);
     let lines = cmd.wants_lines();
-    pipeline(cmd, settings, out, run, progress, move |p| {
-        produce_ranges(p, files, lines)
-    })
+    pipeline(cmd, settings, out, run, progress, move |p| produce_ranges(p, files, lines))
 }
 
 /// What the unit tests of the input files share: a subcommand that writes down each item.

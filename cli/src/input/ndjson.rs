@@ -24,17 +24,7 @@ pub(super) fn scan_ndjson<C: Command>(
     out: &mut Vec<u8>,
     tally: &mut C::Tally,
 ) -> u64 {
-    let mut scan = NdjsonScan {
-        cmd,
-        settings,
-        source,
-        data,
-        base,
-        line,
-        counted: 0,
-        out,
-        tally,
-    };
+    let mut scan = NdjsonScan { cmd, settings, source, data, base, line, counted: 0, out, tally };
     if let Some(extract) = source.extract.as_deref() {
         scan.records(extract);
         return scan.line_at(data.len());
@@ -48,10 +38,7 @@ pub(super) fn scan_ndjson<C: Command>(
             scan.blank_lines(end, at);
         }
         let verdict = if bytes.len() > max {
-            Verdict::Skipped {
-                reason: Reason::TooLarge,
-                len: bytes.len() as u64,
-            }
+            Verdict::Skipped { reason: Reason::TooLarge, len: bytes.len() as u64 }
         } else {
             match settings.parser.parse(bytes) {
                 Ok(m) => Verdict::Message(m),
@@ -130,10 +117,8 @@ impl<C: Command> NdjsonScan<'_, C> {
             let at = pos;
             pos = next;
             if record.len() > max {
-                let verdict = Verdict::Skipped {
-                    reason: Reason::TooLarge,
-                    len: record.len() as u64,
-                };
+                let verdict =
+                    Verdict::Skipped { reason: Reason::TooLarge, len: record.len() as u64 };
                 self.emit(at, &[], verdict);
                 continue;
             }
@@ -155,10 +140,7 @@ impl<C: Command> NdjsonScan<'_, C> {
                 Place::Decoded { at: quote } => (at + quote, &scratch.decoded[..]),
             };
             let verdict = if bytes.len() > max {
-                Verdict::Skipped {
-                    reason: Reason::TooLarge,
-                    len: bytes.len() as u64,
-                }
+                Verdict::Skipped { reason: Reason::TooLarge, len: bytes.len() as u64 }
             } else {
                 match self.settings.parser.parse(bytes) {
                     Ok(m) => Verdict::Message(m),
@@ -191,10 +173,7 @@ impl<C: Command> NdjsonScan<'_, C> {
             line = line.strip_suffix(b"\n").unwrap_or(line);
             line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.len() > max {
-                let verdict = Verdict::Skipped {
-                    reason: Reason::TooLarge,
-                    len: line.len() as u64,
-                };
+                let verdict = Verdict::Skipped { reason: Reason::TooLarge, len: line.len() as u64 };
                 self.emit(start, &[], verdict);
             }
             start = next;
@@ -233,16 +212,7 @@ mod tests {
         let mut source = Source::new("test".to_owned());
         source.extract = Some(std::sync::Arc::new(extract));
         let (mut out, mut tally) = (Vec::new(), Vec::new());
-        let end = scan_ndjson(
-            &Record,
-            &settings(max),
-            &source,
-            data,
-            100,
-            1,
-            &mut out,
-            &mut tally,
-        );
+        let end = scan_ndjson(&Record, &settings(max), &source, data, 100, 1, &mut out, &mut tally);
         assert_eq!(end, 1 + newlines(data));
         tally
     }
@@ -262,11 +232,7 @@ mod tests {
             (b"   ".to_vec(), None),
             ([&b"\xc3 "[..], OK.as_bytes()].concat(), Some(2)),
         ];
-        let data = lines
-            .iter()
-            .map(|l| l.0.clone())
-            .collect::<Vec<_>>()
-            .join(&b'\n');
+        let data = lines.iter().map(|l| l.0.clone()).collect::<Vec<_>>().join(&b'\n');
         let mut expected = Vec::new();
         let mut start = 100u64;
         for (n, (line, msg)) in lines.iter().enumerate() {
@@ -319,10 +285,7 @@ mod tests {
             (100 + 2 * l + n + 4, 4, OK, "notification"),
             (100 + 2 * l + 2 * n + 6, 5, "", &too_large),
         ];
-        assert_eq!(
-            scan(&data, max),
-            expected.iter().map(seen).collect::<Vec<_>>()
-        );
+        assert_eq!(scan(&data, max), expected.iter().map(seen).collect::<Vec<_>>());
         // Exactly at the limit is fine, CR or not.
         let at_limit = format!("{OK}\r\n{OK}");
         assert!(scan(&at_limit, max).iter().all(|s| s.3 == "notification"));

@@ -14,11 +14,7 @@ use super::{Input, Settings, Source};
 
 pub(super) enum Opened {
     Mapped(Mapped),
-    Stream {
-        source: Arc<Source>,
-        reader: Box<dyn Read + Send>,
-        framing: Option<Framing>,
-    },
+    Stream { source: Arc<Source>, reader: Box<dyn Read + Send>, framing: Option<Framing> },
 }
 
 /// Opens an input and decides its road: mapped (regular NDJSON file) or streamed. A
@@ -35,10 +31,7 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
         Input::Stdin => stdin_file(),
     };
     if file.as_ref().is_some_and(is_dir) {
-        return Err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        ));
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
     let mut file = match (file, input) {
         (Some(file), _) if settings.mmap && is_mappable(&file) => file,
@@ -55,9 +48,8 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
         file.seek(io::SeekFrom::End(0))?;
     }
     let data = map.get(start..).unwrap_or_default();
-    let framing = settings
-        .framing
-        .unwrap_or_else(|| Framing::detect(data.get(..SNIFF).unwrap_or(data)));
+    let framing =
+        settings.framing.unwrap_or_else(|| Framing::detect(data.get(..SNIFF).unwrap_or(data)));
     if framing == Framing::Ndjson {
         warn_if_binary(&source, 0, data.get(..BINARY_PROBE).unwrap_or(data));
         #[cfg(unix)]
@@ -78,11 +70,7 @@ fn stream(
     reader: impl Read + Send + 'static,
     framing: Option<Framing>,
 ) -> Opened {
-    Opened::Stream {
-        reader: Box::new(Probe::new(reader, Arc::clone(&source))),
-        source,
-        framing,
-    }
+    Opened::Stream { reader: Box::new(Probe::new(reader, Arc::clone(&source))), source, framing }
 }
 
 fn is_dir(file: &File) -> bool {
@@ -93,11 +81,7 @@ fn is_dir(file: &File) -> bool {
 #[cfg(unix)]
 fn stdin_file() -> Option<File> {
     use std::os::fd::AsFd;
-    io::stdin()
-        .as_fd()
-        .try_clone_to_owned()
-        .ok()
-        .map(File::from)
+    io::stdin().as_fd().try_clone_to_owned().ok().map(File::from)
 }
 
 #[cfg(not(unix))]
@@ -107,9 +91,7 @@ fn stdin_file() -> Option<File> {
 
 /// A non-empty regular file (`/proc` files claim size 0 and are streamed).
 fn is_mappable(file: &File) -> bool {
-    file.metadata()
-        .map(|m| m.is_file() && m.len() > 0)
-        .unwrap_or(false)
+    file.metadata().map(|m| m.is_file() && m.len() > 0).unwrap_or(false)
 }
 
 #[allow(unsafe_code)]

@@ -31,17 +31,13 @@ pub struct Output {
 impl Output {
     /// Locks stdout for the whole run.
     pub fn stdout() -> Output {
-        Output {
-            w: BufWriter::with_capacity(128 * 1024, Box::new(io::stdout().lock())),
-        }
+        Output { w: BufWriter::with_capacity(128 * 1024, Box::new(io::stdout().lock())) }
     }
 
     /// Writes nowhere: for a [`super::Command`] that collects into its tally, so that
     /// concurrent runs (the Python package's threads) do not queue on the stdout lock.
     pub fn discard() -> Output {
-        Output {
-            w: BufWriter::new(Box::new(io::sink())),
-        }
+        Output { w: BufWriter::new(Box::new(io::sink())) }
     }
 
     /// Writes bytes.

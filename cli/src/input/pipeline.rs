@@ -31,21 +31,12 @@ pub(super) enum Block {
         line: u64,
     },
     /// An oversized line a stream dropped as it went by.
-    TooLarge {
-        source: Arc<Source>,
-        offset: u64,
-        line: u64,
-        len: u64,
-    },
+    TooLarge { source: Arc<Source>, offset: u64, line: u64, len: u64 },
 }
 
 /// The bytes of a block: borrowed from a map, or read from a stream.
 pub(super) enum Data {
-    Mapped {
-        file: Arc<Mapped>,
-        start: usize,
-        end: usize,
-    },
+    Mapped { file: Arc<Mapped>, start: usize, end: usize },
     Read(Vec<u8>),
 }
 
@@ -53,14 +44,8 @@ impl Block {
     /// Input bytes the block stands for (progress).
     fn size(&self) -> u64 {
         match self {
-            Block::Lines {
-                data: Data::Mapped { start, end, .. },
-                ..
-            } => (end - start) as u64,
-            Block::Lines {
-                data: Data::Read(bytes),
-                ..
-            } => bytes.len() as u64,
+            Block::Lines { data: Data::Mapped { start, end, .. }, .. } => (end - start) as u64,
+            Block::Lines { data: Data::Read(bytes), .. } => bytes.len() as u64,
             Block::TooLarge { len, .. } => *len,
         }
     }
@@ -73,12 +58,7 @@ impl Block {
         tally: &mut C::Tally,
     ) {
         match self {
-            Block::Lines {
-                source,
-                data,
-                base,
-                line,
-            } => {
+            Block::Lines { source, data, base, line } => {
                 let bytes = match data {
                     Data::Mapped { file, start, end } => {
                         file.data().get(*start..*end).unwrap_or_default()
@@ -87,12 +67,7 @@ impl Block {
                 };
                 scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally);
             }
-            Block::TooLarge {
-                source,
-                offset,
-                line,
-                len,
-            } => {
+            Block::TooLarge { source, offset, line, len } => {
                 let item = Item {
                     offset: *offset,
                     line: *line,
@@ -100,10 +75,7 @@ impl Block {
                     record: &[],
                     ts: None,
                     dir: None,
-                    verdict: Verdict::Skipped {
-                        reason: Reason::TooLarge,
-                        len: *len,
-                    },
+                    verdict: Verdict::Skipped { reason: Reason::TooLarge, len: *len },
                 };
                 cmd.item(source, &item, out, tally);
             }
@@ -113,10 +85,7 @@ impl Block {
     /// The read buffer, for reuse by the producer.
     pub(super) fn into_buffer(self) -> Option<Vec<u8>> {
         match self {
-            Block::Lines {
-                data: Data::Read(bytes),
-                ..
-            } => Some(bytes),
+            Block::Lines { data: Data::Read(bytes), .. } => Some(bytes),
             _ => None,
         }
     }
@@ -133,18 +102,8 @@ pub(super) struct ReadError {
 /// from the workers, and the producer's end.
 enum Event<T> {
     Block(Block),
-    Done {
-        seq: usize,
-        out: Vec<u8>,
-        buffer: Option<Vec<u8>>,
-        size: u64,
-        tally: thread::Result<T>,
-    },
-    End {
-        bytes: u64,
-        error: Option<ReadError>,
-        panicked: bool,
-    },
+    Done { seq: usize, out: Vec<u8>, buffer: Option<Vec<u8>>, size: u64, tally: thread::Result<T> },
+    End { bytes: u64, error: Option<ReadError>, panicked: bool },
 }
 
 /// A scanned block waiting for its turn: output, input size, tally.
@@ -189,23 +148,12 @@ where
     for _ in 0..window {
         let _ = permits.send(Vec::new());
     }
-    let producer = Producer {
-        events: events.clone(),
-        permits: permit_inbox,
-    };
+    let producer = Producer { events: events.clone(), permits: permit_inbox };
     thread::spawn(move || {
         let result = catch_unwind(AssertUnwindSafe(|| produce(&producer)));
         let end = match result {
-            Ok((bytes, error)) => Event::End {
-                bytes,
-                error,
-                panicked: false,
-            },
-            Err(_) => Event::End {
-                bytes: 0,
-                error: None,
-                panicked: true,
-            },
+            Ok((bytes, error)) => Event::End { bytes, error, panicked: false },
+            Err(_) => Event::End { bytes: 0, error: None, panicked: true },
         };
         let _ = producer.events.send(end);
     });
@@ -243,13 +191,7 @@ where
                         });
                     });
                 }
-                Event::Done {
-                    seq,
-                    out: buf,
-                    buffer,
-                    size,
-                    tally,
-                } => {
+                Event::Done { seq, out: buf, buffer, size, tally } => {
                     pending.insert(seq, (buf, size, tally));
                     let mut buffer = buffer;
                     while let Some((mut buf, size, tally)) = pending.remove(&written) {
@@ -279,11 +221,7 @@ where
                         }
                     }
                 }
-                Event::End {
-                    bytes,
-                    error,
-                    panicked,
-                } => {
+                Event::End { bytes, error, panicked } => {
                     total = Some(spawned);
                     run.bytes += bytes;
                     read_error = error;
@@ -299,10 +237,7 @@ where
         return Err(stop);
     }
     if let Some(e) = read_error {
-        warn(format_args!(
-            "{}: read error at byte {}: {}",
-            e.source.name, e.at, e.error
-        ));
+        warn(format_args!("{}: read error at byte {}: {}", e.source.name, e.at, e.error));
         run.failed = true;
     }
     Ok(())
@@ -321,10 +256,7 @@ pub(super) fn produce_here(
         let _ = permit.send(Vec::new());
     }
     drop(permit);
-    let (bytes, error) = produce(&Producer {
-        events,
-        permits: permit_inbox,
-    });
+    let (bytes, error) = produce(&Producer { events, permits: permit_inbox });
     let blocks = inbox
         .try_iter()
         .filter_map(|event| match event {

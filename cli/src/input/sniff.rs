@@ -27,12 +27,8 @@ pub(super) const FIRST_LINE: usize = 1 << 20;
 /// Reads on until `first` holds a whole line (or [`FIRST_LINE`] bytes, or the input ends),
 /// when it starts like a JSON object: a proxy log is recognised by its first record.
 pub(super) fn sniff_line(reader: &mut dyn Read, first: &mut Vec<u8>) -> io::Result<()> {
-    let starts_object = |first: &[u8]| {
-        first
-            .iter()
-            .find(|b| !b.is_ascii_whitespace())
-            .is_none_or(|&b| b == b'{')
-    };
+    let starts_object =
+        |first: &[u8]| first.iter().find(|b| !b.is_ascii_whitespace()).is_none_or(|&b| b == b'{');
     while first.len() < FIRST_LINE && memchr::memchr(b'\n', first).is_none() && starts_object(first)
     {
         if read_more(reader, first, 64 * 1024)? == 0 {
@@ -73,11 +69,7 @@ pub(super) struct Probe<R> {
 
 impl<R> Probe<R> {
     pub(super) fn new(inner: R, source: Arc<Source>) -> Self {
-        Probe {
-            inner,
-            source,
-            seen: 0,
-        }
+        Probe { inner, source, seen: 0 }
     }
 }
 
@@ -85,9 +77,7 @@ impl<R: Read> Read for Probe<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         if self.seen < BINARY_PROBE {
-            let look = buf
-                .get(..n.min(BINARY_PROBE - self.seen))
-                .unwrap_or_default();
+            let look = buf.get(..n.min(BINARY_PROBE - self.seen)).unwrap_or_default();
             self.seen = if warn_if_binary(&self.source, self.seen, look) {
                 BINARY_PROBE
             } else {

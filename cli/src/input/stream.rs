@@ -55,10 +55,7 @@ impl<C: Command> Stream<'_, C> {
         self.eof = matches!(result, Ok(0));
         self.read += n as u64;
         progress.inc(n as u64);
-        result.map_err(|error| StreamError::Read {
-            at: self.read,
-            error,
-        })
+        result.map_err(|error| StreamError::Read { at: self.read, error })
     }
 
     pub(super) fn frames(
@@ -105,17 +102,8 @@ impl<C: Command> Stream<'_, C> {
             Ok(m) => Verdict::Message(m),
             Err(inv) => Verdict::Invalid(inv),
         };
-        let item = Item {
-            offset,
-            line: 0,
-            bytes,
-            record: bytes,
-            ts: None,
-            dir: None,
-            verdict,
-        };
-        self.cmd
-            .item_in_order(self.source, &item, &mut self.pending, self.tally);
+        let item = Item { offset, line: 0, bytes, record: bytes, ts: None, dir: None, verdict };
+        self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 
     fn bad_frame(&mut self, e: &FrameError) {
@@ -126,12 +114,8 @@ impl<C: Command> Stream<'_, C> {
             record: &[],
             ts: None,
             dir: None,
-            verdict: Verdict::Skipped {
-                reason: e.reason(),
-                len: e.len(),
-            },
+            verdict: Verdict::Skipped { reason: e.reason(), len: e.len() },
         };
-        self.cmd
-            .item_in_order(self.source, &item, &mut self.pending, self.tally);
+        self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 }

@@ -45,10 +45,8 @@ pub fn spawn(command: &[String]) -> io::Result<(Server, ChildStdin, ChildStdout)
         .process_group(0)
         .kill_on_drop(true)
         .spawn()?;
-    let group = child
-        .id()
-        .and_then(|pid| i32::try_from(pid).ok())
-        .map(|pid| Group(Pid::from_raw(pid)));
+    let group =
+        child.id().and_then(|pid| i32::try_from(pid).ok()).map(|pid| Group(Pid::from_raw(pid)));
     match (child.stdin.take(), child.stdout.take()) {
         (Some(stdin), Some(stdout)) => Ok((Server { child, group }, stdin, stdout)),
         _ => Err(io::Error::other("no pipes to the server")),

@@ -109,9 +109,7 @@ pub struct ProxyArgs {
 /// `5s`, `250ms`, `1.5`, `2m` → a duration.
 pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
+    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
     let (number, unit) = s.split_at(split);
     let bad = || format!("{s:?} is not a duration (examples: 5s, 500ms, 1.5)");
     let n: f64 = number.parse().map_err(|_| bad())?;
@@ -127,10 +125,7 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs the proxy to the end; never returns normally (the blocking read of stdin would
 /// keep the runtime alive), so the exit code goes straight to the process.
 pub fn run(args: ProxyArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("rpcscan proxy: cannot start the runtime: {e}");
@@ -156,17 +151,15 @@ async fn proxy(args: ProxyArgs) -> i32 {
             return 2;
         }
     };
-    let (stdin, stdout) = match (
-        own_reader(std::io::stdin().as_fd()),
-        own_writer(std::io::stdout().as_fd()),
-    ) {
-        (Ok(stdin), Ok(stdout)) => (stdin, stdout),
-        (Err(e), _) | (_, Err(e)) => {
-            eprintln!("rpcscan proxy: standard input/output: {e}");
-            log_writer.finish();
-            return 2;
-        }
-    };
+    let (stdin, stdout) =
+        match (own_reader(std::io::stdin().as_fd()), own_writer(std::io::stdout().as_fd())) {
+            (Ok(stdin), Ok(stdout)) => (stdin, stdout),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("rpcscan proxy: standard input/output: {e}");
+                log_writer.finish();
+                return 2;
+            }
+        };
     let (mut server, server_in, server_out) = match child::spawn(&args.command) {
         Ok(spawned) => spawned,
         Err(e) => {
@@ -183,9 +176,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
         }
     };
     let catch = |kind: SignalKind, name: &str| {
-        signal(kind)
-            .map_err(|e| eprintln!("rpcscan proxy: cannot catch {name}: {e}"))
-            .ok()
+        signal(kind).map_err(|e| eprintln!("rpcscan proxy: cannot catch {name}: {e}")).ok()
     };
     let mut sigterm = catch(SignalKind::terminate(), "SIGTERM");
     let mut sigint = catch(SignalKind::interrupt(), "SIGINT");
@@ -207,19 +198,9 @@ async fn proxy(args: ProxyArgs) -> i32 {
     let client_writer = tokio::spawn(write_client(client_rx, stdout));
     tokio::spawn(write_server(server_rx, server_in));
     let (eof_tx, mut client_eof) = oneshot::channel::<()>();
-    tokio::spawn(read_client(
-        stdin,
-        router.clone(),
-        client_tx.clone(),
-        server_tx.clone(),
-        eof_tx,
-    ));
-    let mut server_reader = tokio::spawn(read_server(
-        server_out,
-        router.clone(),
-        client_tx.clone(),
-        server_tx,
-    ));
+    tokio::spawn(read_client(stdin, router.clone(), client_tx.clone(), server_tx.clone(), eof_tx));
+    let mut server_reader =
+        tokio::spawn(read_server(server_out, router.clone(), client_tx.clone(), server_tx));
 
     // Closing: stdin closed, waiting for the server; Terminating: SIGTERM (or the client's
     // signal) sent; Killing: SIGKILL sent.
@@ -278,10 +259,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
 
     // The group is killed by now: its stdout ends, unless a process that left the group
     // holds it, which gets a moment.
-    if timeout(Duration::from_secs(2), &mut server_reader)
-        .await
-        .is_err()
-    {
+    if timeout(Duration::from_secs(2), &mut server_reader).await.is_err() {
         server_reader.abort();
     }
     let mut out = Out::default();
@@ -296,20 +274,14 @@ async fn proxy(args: ProxyArgs) -> i32 {
     let code = match status {
         Ok(status) => {
             use std::os::unix::process::ExitStatusExt;
-            status
-                .code()
-                .or_else(|| status.signal().map(|s| 128 + s))
-                .unwrap_or(1)
+            status.code().or_else(|| status.signal().map(|s| 128 + s)).unwrap_or(1)
         }
         Err(e) => {
             eprintln!("rpcscan proxy: waiting for the server: {e}");
             1
         }
     };
-    log.event(Event {
-        code: Some(i64::from(code)),
-        ..Event::new("server_exit")
-    });
+    log.event(Event { code: Some(i64::from(code)), ..Event::new("server_exit") });
     drop(log);
     log_writer.finish();
     code
@@ -325,9 +297,7 @@ fn own_reader(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncRead + Sen
             return Ok(Box::pin(pipe));
         }
     }
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(
-        owned,
-    ))))
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(owned))))
 }
 
 /// Our own handle on fd 1, as [`own_reader`]; besides, `tokio::io::stdout()` would wait on
@@ -339,9 +309,7 @@ fn own_writer(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncWrite + Se
             return Ok(Box::pin(pipe));
         }
     }
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(
-        owned,
-    ))))
+    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(owned))))
 }
 
 fn is_fifo(fd: &OwnedFd) -> bool {
@@ -370,9 +338,7 @@ async fn read_client(
     to_server: mpsc::Sender<ToServer>,
     eof: oneshot::Sender<()>,
 ) {
-    let decoder = NdjsonDecoder::new()
-        .max_message_size(router.max_message_size)
-        .recover_ids();
+    let decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
     let mut frames = FramedRead::new(input, decoder);
     let mut out = Out::default();
     while let Some(item) = frames.next().await {
@@ -402,9 +368,7 @@ async fn read_server(
     to_client: mpsc::Sender<Option<Bytes>>,
     to_server: mpsc::Sender<ToServer>,
 ) {
-    let decoder = NdjsonDecoder::new()
-        .max_message_size(router.max_message_size)
-        .recover_ids();
+    let decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
     let mut frames = FramedRead::new(input, decoder);
     let mut out = Out::default();
     while let Some(item) = frames.next().await {
@@ -446,9 +410,7 @@ async fn flush(
     to_server: &mpsc::Sender<ToServer>,
 ) {
     if !out.to_server.is_empty() {
-        let _ = to_server
-            .send(ToServer::Line(out.to_server.split().freeze()))
-            .await;
+        let _ = to_server.send(ToServer::Line(out.to_server.split().freeze())).await;
     }
     if !out.to_client.is_empty() {
         let _ = to_client.send(Some(out.to_client.split().freeze())).await;

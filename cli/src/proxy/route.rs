@@ -118,10 +118,7 @@ impl Router {
     fn answer(&self, buf: &mut BytesMut, response: ErrorResponse<'_>, event: Event<'_>) {
         let start = buf.len();
         response.write(buf);
-        self.log.event(Event {
-            msg: buf.get(start..),
-            ..event
-        });
+        self.log.event(Event { msg: buf.get(start..), ..event });
         buf.put_u8(b'\n');
     }
 
@@ -200,14 +197,8 @@ impl Router {
             drop(state);
             self.answer(
                 &mut out.to_client,
-                ErrorResponse::standard(INTERNAL_ERROR)
-                    .id(id)
-                    .data(SERVER_GONE),
-                Event {
-                    from: Some("client"),
-                    id: Some(id),
-                    ..Event::new("server_gone")
-                },
+                ErrorResponse::standard(INTERNAL_ERROR).id(id).data(SERVER_GONE),
+                Event { from: Some("client"), id: Some(id), ..Event::new("server_gone") },
             );
             return;
         }
@@ -222,11 +213,7 @@ impl Router {
                 ErrorResponse::new(OVERLOADED, "Too many requests in flight")
                     .id(id)
                     .data(data.as_bytes()),
-                Event {
-                    from: Some("client"),
-                    id: Some(id),
-                    ..Event::new("overloaded")
-                },
+                Event { from: Some("client"), id: Some(id), ..Event::new("overloaded") },
             );
             return;
         }
@@ -251,9 +238,7 @@ impl Router {
             return;
         }
         let field = msg.params().map(|p| p.get("requestId"));
-        let Some((at, asked)) = field
-            .and_then(|f| f.unique())
-            .and_then(|v| Some((v, v.as_id()?)))
+        let Some((at, asked)) = field.and_then(|f| f.unique()).and_then(|v| Some((v, v.as_id()?)))
         else {
             // Malformed: the server will make of it what it can.
             out.to_server.put_slice(line);
@@ -289,15 +274,11 @@ impl Router {
 
     /// An oversized line from the client, with what the recovery found in it.
     pub fn client_oversized(&self, err: &FrameError, found: Option<&IdRecovery>, out: &mut Out) {
-        let id = found
-            .and_then(IdRecovery::finish)
-            .filter(|id| !id.is_null());
+        let id = found.and_then(IdRecovery::finish).filter(|id| !id.is_null());
         let is_response =
             found.is_some_and(|r| !r.saw_method() && (r.saw_result() || r.saw_error()));
-        let reason = format!(
-            "the message exceeded --max-message-size ({} bytes)",
-            self.max_message_size
-        );
+        let reason =
+            format!("the message exceeded --max-message-size ({} bytes)", self.max_message_size);
         let data = oversize_data(&reason, err.len(), self.max_message_size);
         let event = |id| oversized("client", id, &reason, err.len());
         match id {
@@ -305,17 +286,13 @@ impl Router {
             Some(id) if is_response => {
                 self.answer(
                     &mut out.to_server,
-                    ErrorResponse::standard(INTERNAL_ERROR)
-                        .id(id.raw())
-                        .data(&data),
+                    ErrorResponse::standard(INTERNAL_ERROR).id(id.raw()).data(&data),
                     event(Some(id.raw())),
                 );
             }
             Some(id) => self.answer(
                 &mut out.to_client,
-                ErrorResponse::standard(PARSE_ERROR)
-                    .id(id.raw())
-                    .data(&data),
+                ErrorResponse::standard(PARSE_ERROR).id(id.raw()).data(&data),
                 event(Some(id.raw())),
             ),
             // A notification (no id, a method): nothing to answer.
@@ -352,8 +329,7 @@ impl Router {
         let start = out.to_client.len();
         if state.table.restore(&msg, &mut out.to_client).is_some() {
             drop(state);
-            self.log
-                .message("s2c", out.to_client.get(start..).unwrap_or_default());
+            self.log.message("s2c", out.to_client.get(start..).unwrap_or_default());
             out.to_client.put_u8(b'\n');
             return;
         }
@@ -391,9 +367,7 @@ impl Router {
             self.max_message_size
         );
         let data = oversize_data(&reason, err.len(), self.max_message_size);
-        let id = found
-            .and_then(IdRecovery::finish)
-            .filter(|id| !id.is_null());
+        let id = found.and_then(IdRecovery::finish).filter(|id| !id.is_null());
         let event = |id, reason| oversized("server", id, reason, err.len());
         eprintln!("rpcscan proxy: {err}");
         let Some(id) = id else {
@@ -406,9 +380,7 @@ impl Router {
             let data = oversize_data(reason, err.len(), self.max_message_size);
             self.answer(
                 &mut out.to_server,
-                ErrorResponse::standard(INTERNAL_ERROR)
-                    .id(id.raw())
-                    .data(&data),
+                ErrorResponse::standard(INTERNAL_ERROR).id(id.raw()).data(&data),
                 event(Some(id.raw()), reason),
             );
             return;
@@ -420,9 +392,7 @@ impl Router {
         match pending {
             Some(pending) => self.answer(
                 &mut out.to_client,
-                ErrorResponse::standard(INTERNAL_ERROR)
-                    .id(pending.original_id())
-                    .data(&data),
+                ErrorResponse::standard(INTERNAL_ERROR).id(pending.original_id()).data(&data),
                 event(Some(pending.original_id()), &reason),
             ),
             None => {
@@ -446,9 +416,7 @@ impl Router {
         for p in pending {
             self.answer(
                 &mut out.to_client,
-                ErrorResponse::standard(INTERNAL_ERROR)
-                    .id(p.original_id())
-                    .data(SERVER_GONE),
+                ErrorResponse::standard(INTERNAL_ERROR).id(p.original_id()).data(SERVER_GONE),
                 Event {
                     from: Some("server"),
                     id: Some(p.original_id()),

@@ -45,13 +45,8 @@ pub const METADATA_OPTION: &str = "format.metadata_columns";
 
 /// The schema of a `lines` table: one non-null `line` column of type Binary.
 pub fn lines_schema() -> SchemaRef {
-    static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
-        Arc::new(Schema::new(vec![Field::new(
-            "line",
-            DataType::Binary,
-            false,
-        )]))
-    });
+    static SCHEMA: LazyLock<SchemaRef> =
+        LazyLock::new(|| Arc::new(Schema::new(vec![Field::new("line", DataType::Binary, false)])));
     Arc::clone(&SCHEMA)
 }
 
@@ -71,19 +66,14 @@ pub fn lines_schema_with_metadata() -> SchemaRef {
 
 /// Whether a file schema has any metadata column.
 pub(crate) fn has_metadata_columns(schema: &Schema) -> bool {
-    schema
-        .fields()
-        .iter()
-        .any(|f| METADATA_COLUMNS.contains(&f.name().as_str()))
+    schema.fields().iter().any(|f| METADATA_COLUMNS.contains(&f.name().as_str()))
 }
 
 /// Registers `STORED AS LINES` with a session: the file format (for the listing machinery)
 /// and the `LINES` table factory, which builds a [`LinesTable`].
 pub fn register_format(state: &mut SessionState) -> Result<()> {
     state.register_file_format(Arc::new(LinesFormatFactory), true)?;
-    state
-        .table_factories_mut()
-        .insert(FORMAT_NAME.to_uppercase(), Arc::new(LinesTableFactory));
+    state.table_factories_mut().insert(FORMAT_NAME.to_uppercase(), Arc::new(LinesTableFactory));
     Ok(())
 }
 

@@ -89,11 +89,8 @@ impl FileSource for LinesSource {
         let projected = Arc::new(file_schema.project(&self.projection.file_indices)?);
         // `_file` is the path for local files, the URL for other stores.
         let store_url = base_config.object_store_url.as_str();
-        let file_prefix = if store_url == "file:///" {
-            "/".to_string()
-        } else {
-            store_url.to_string()
-        };
+        let file_prefix =
+            if store_url == "file:///" { "/".to_string() } else { store_url.to_string() };
         let opener: Arc<dyn FileOpener> = Arc::new(LinesOpener {
             batch_size: self.batch_size.unwrap_or(DEFAULT_BATCH_SIZE).max(1),
             projected_schema: projected,
@@ -234,12 +231,7 @@ pub(crate) struct LineBatches {
 
 impl LineBatches {
     pub(crate) fn new(input: BoxStream<'static, Result<Bytes>>, batcher: Batcher) -> Self {
-        Self {
-            input,
-            batcher,
-            ready: VecDeque::new(),
-            done: false,
-        }
+        Self { input, batcher, ready: VecDeque::new(), done: false }
     }
 }
 

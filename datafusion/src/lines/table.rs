@@ -176,19 +176,12 @@ impl LinesTable {
         }
         let listing = ListingOptions::new(Arc::new(LinesFormat::new(options.compression)))
             .with_file_extension("");
-        let schema = if options.metadata_columns {
-            lines_schema_with_metadata()
-        } else {
-            lines_schema()
-        };
+        let schema =
+            if options.metadata_columns { lines_schema_with_metadata() } else { lines_schema() };
         let config = ListingTableConfig::new_with_multi_paths(urls.clone())
             .with_listing_options(listing)
             .with_schema(schema);
-        Ok(Self {
-            locations: urls,
-            options,
-            inner: ListingTable::try_new(config)?,
-        })
+        Ok(Self { locations: urls, options, inner: ListingTable::try_new(config)? })
     }
 
     /// The locations: absolute URLs (`file:///...`) with their globs
@@ -258,10 +251,7 @@ impl TableProvider for LinesTable {
         &self,
         filters: &[&Expr],
     ) -> Result<Vec<TableProviderFilterPushDown>> {
-        Ok(vec![
-            TableProviderFilterPushDown::Unsupported;
-            filters.len()
-        ])
+        Ok(vec![TableProviderFilterPushDown::Unsupported; filters.len()])
     }
 }
 

@@ -29,10 +29,7 @@ impl Default for RpcErrorCode {
 impl RpcErrorCode {
     /// The function with messages longer than `max_message_size` bytes `too_large`.
     pub fn new(max_message_size: usize) -> Self {
-        Self {
-            signature: line_signature(),
-            max_message_size,
-        }
+        Self { signature: line_signature(), max_message_size }
     }
 
     /// The longest message parsed; longer ones are `invalid` / `too_large`.

@@ -29,10 +29,7 @@ impl Default for RpcScan {
 impl RpcScan {
     /// The function with messages longer than `max_message_size` bytes `too_large`.
     pub fn new(max_message_size: usize) -> Self {
-        Self {
-            signature: line_signature(),
-            max_message_size,
-        }
+        Self { signature: line_signature(), max_message_size }
     }
 
     /// The longest message parsed; longer ones are `invalid` / `too_large`.
@@ -89,11 +86,7 @@ fn column(array: &dyn Array, max: usize) -> Result<ArrayRef> {
         Arc::new(reason.finish()),
     ];
     let nulls = array.logical_nulls().filter(|n| n.null_count() > 0);
-    Ok(Arc::new(StructArray::try_new(
-        scan_fields(),
-        columns,
-        nulls,
-    )?))
+    Ok(Arc::new(StructArray::try_new(scan_fields(), columns, nulls)?))
 }
 
 impl ScalarUDFImpl for RpcScan {

@@ -39,11 +39,7 @@ fn message() -> String {
     let head = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":""#;
     let tail = r#""},"_meta":{"progressToken":"p-1"}}}"#;
     let pad = 1024 - head.len() - tail.len();
-    let text: String = "lorem ipsum dolor sit amet "
-        .chars()
-        .cycle()
-        .take(pad)
-        .collect();
+    let text: String = "lorem ipsum dolor sit amet ".chars().cycle().take(pad).collect();
     format!("{head}{text}{tail}")
 }
 
@@ -106,13 +102,8 @@ fn options() -> Options {
             o.smoke = true;
             continue;
         }
-        let value = args
-            .next()
-            .unwrap_or_else(|| usage(&format!("{flag} needs a value")));
-        let number = |v: &str| {
-            v.parse()
-                .unwrap_or_else(|_| usage(&format!("{flag}: {v}?")))
-        };
+        let value = args.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
+        let number = |v: &str| v.parse().unwrap_or_else(|_| usage(&format!("{flag}: {v}?")));
         match flag.as_str() {
             "--duration" => o.duration = value,
             "--connections" => o.connections = number(&value),
@@ -130,17 +121,14 @@ fn options() -> Options {
 fn main() {
     let mut args = std::env::args().skip(1);
     if args.next().as_deref() == Some("serve-serde") {
-        let upstream = args
-            .next()
-            .unwrap_or_else(|| usage("serve-serde UPSTREAM_URL"));
+        let upstream = args.next().unwrap_or_else(|| usage("serve-serde UPSTREAM_URL"));
         serve_serde(&upstream);
         return;
     }
     let o = options();
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
-        .expect("bind the upstream");
+    let listener =
+        runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind the upstream");
     let upstream = listener.local_addr().expect("upstream address");
     runtime.spawn(rpcscan_tower::gateway::serve(listener, MinimalUpstream));
     let upstream_url = format!("http://{upstream}/mcp");
@@ -157,10 +145,7 @@ fn main() {
     }
 
     let tck = clock_ticks();
-    println!(
-        "1 KB tools/call POSTs, wrk -t{} -c{} -d{}",
-        o.threads, o.connections, o.duration
-    );
+    println!("1 KB tools/call POSTs, wrk -t{} -c{} -d{}", o.threads, o.connections, o.duration);
     println!(
         "{:<28}{:>12}{:>12}{:>12}{:>16}",
         "target", "requests/s", "p50", "p99", "CPU µs/request"
@@ -192,11 +177,7 @@ fn main() {
         assert!(answer.ends_with(ANSWER), "{target}: {answer}");
         let pid = child.as_ref().map(|(c, _)| c.id());
         let before = pid.map(cpu_ticks);
-        let result = if wrk {
-            Some(run_wrk(&o, &script, addr))
-        } else {
-            None
-        };
+        let result = if wrk { Some(run_wrk(&o, &script, addr)) } else { None };
         let after = pid.map(cpu_ticks);
         if let Some((mut c, _)) = child {
             let _ = c.kill();
@@ -230,15 +211,10 @@ fn serve_serde(upstream: &str) {
     runtime.block_on(async {
         let upstream = rpcscan_tower::gateway::Upstream::new(upstream.parse().expect("a URL"))
             .expect("an http:// upstream");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("address");
         eprintln!("rpcscan gateway: listening on {addr}, serde_json Value layer");
-        let service = serde_layer::SerdeGateway {
-            upstream,
-            deny_tool_prefix: "exec".into(),
-        };
+        let service = serde_layer::SerdeGateway { upstream, deny_tool_prefix: "exec".into() };
         let _ = rpcscan_tower::gateway::serve(listener, service).await;
     });
 }
@@ -251,9 +227,7 @@ fn spawn(command: &mut Command) -> (Child, SocketAddr) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| {
-            usage(&format!(
-                "cannot start {command:?}: {e} (build rpcscan-cli, or --rpcscan PATH)"
-            ))
+            usage(&format!("cannot start {command:?}: {e} (build rpcscan-cli, or --rpcscan PATH)"))
         });
     let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
     let mut line = String::new();
@@ -270,9 +244,7 @@ fn spawn(command: &mut Command) -> (Child, SocketAddr) {
 /// One POST over a fresh connection; the raw answer.
 fn post(addr: SocketAddr, body: &str) -> String {
     let mut stream = TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).expect("timeout");
     let _ = write!(
         stream,
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Method: tools/call\r\nMcp-Name: search\r\nContent-Length: {}\r\n\r\n{body}",
@@ -343,12 +315,7 @@ fn cpu_ticks(pid: u32) -> u64 {
         .rsplit_once(')')
         .map(|(_, rest)| rest.split_whitespace().collect())
         .unwrap_or_default();
-    let field = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
+    let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
     field(11) + field(12)
 }
 

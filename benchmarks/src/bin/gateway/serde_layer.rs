@@ -37,16 +37,12 @@ pub struct SerdeGateway {
 }
 
 fn answer(status: StatusCode, body: String) -> Response<Body> {
-    let mut response = Response::new(
-        Full::new(Bytes::from(body))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
+    let mut response =
+        Response::new(Full::new(Bytes::from(body)).map_err(|never| match never {}).boxed());
     *response.status_mut() = status;
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    response
+        .headers_mut()
+        .insert(http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
@@ -71,10 +67,7 @@ fn valid_envelope(msg: &serde_json::Map<String, Value>) -> bool {
     }
     match (msg.get("method"), msg.get("result"), msg.get("error")) {
         (Some(Value::String(_)), None, None) => {
-            matches!(
-                msg.get("params"),
-                None | Some(Value::Object(_) | Value::Array(_))
-            )
+            matches!(msg.get("params"), None | Some(Value::Object(_) | Value::Array(_)))
         }
         (None, Some(_), None) => msg.contains_key("id"),
         (None, None, Some(Value::Object(e))) => {
@@ -117,38 +110,20 @@ impl Service<Request<Incoming>> for SerdeGateway {
             let msg: Value = match serde_json::from_slice(&bytes) {
                 Ok(msg) => msg,
                 Err(_) => {
-                    return Ok(error(
-                        StatusCode::BAD_REQUEST,
-                        &Value::Null,
-                        -32700,
-                        "Parse error",
-                    ))
+                    return Ok(error(StatusCode::BAD_REQUEST, &Value::Null, -32700, "Parse error"))
                 }
             };
             let Some(object) = msg.as_object().filter(|m| valid_envelope(m)) else {
-                return Ok(error(
-                    StatusCode::BAD_REQUEST,
-                    &Value::Null,
-                    -32600,
-                    "Invalid Request",
-                ));
+                return Ok(error(StatusCode::BAD_REQUEST, &Value::Null, -32600, "Invalid Request"));
             };
             let id = object.get("id").cloned().unwrap_or(Value::Null);
             let method = object.get("method").and_then(Value::as_str);
-            let tool = object
-                .get("params")
-                .and_then(|p| p.get("name"))
-                .and_then(Value::as_str);
+            let tool = object.get("params").and_then(|p| p.get("name")).and_then(Value::as_str);
             let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
             if header("mcp-method").is_some_and(|h| Some(h) != method)
                 || header("mcp-name").is_some_and(|h| Some(h) != tool)
             {
-                return Ok(error(
-                    StatusCode::BAD_REQUEST,
-                    &id,
-                    -32020,
-                    "Header mismatch",
-                ));
+                return Ok(error(StatusCode::BAD_REQUEST, &id, -32020, "Header mismatch"));
             }
             if method == Some("tools/call") && tool.is_none_or(|t| t.starts_with(deny.as_str())) {
                 return Ok(error(StatusCode::OK, &id, -32602, "Unknown tool"));
