@@ -220,7 +220,7 @@ const MILLIS_FROM: u64 = 100_000_000_000;
 /// * RFC 3339 / ISO 8601 date-times (`2025-05-14T22:53:22.480Z`, `+02:00` offsets, a space
 ///   for the `T`); one without a zone or offset is taken as UTC;
 /// * Unix time, integer or fractional: seconds, or milliseconds from 10^11 on (see
-///   [`MILLIS_FROM`]).
+///   `MILLIS_FROM`).
 ///
 /// Times before 1970 and anything else are no timestamp (`None`).
 pub fn parse_time(raw: &[u8]) -> Option<Duration> {
