@@ -15,3 +15,4 @@
 #![deny(missing_docs)]
 
 pub mod baselines;
+pub mod cli_run;

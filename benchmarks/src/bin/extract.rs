@@ -11,9 +11,8 @@
 //! ```
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+
+use rpcscan_benchmarks::cli_run::{count, Args};
 
 /// The `--line-format` of the prefixed log.
 const PREFIX_FORMAT: &str = r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)$";
@@ -108,39 +107,9 @@ impl Form {
     }
 }
 
-/// Runs `rpcscan ARGS`, returns stdout and the wall time.
-fn time(rpcscan: &Path, args: &[&str]) -> (String, Duration) {
-    let start = Instant::now();
-    let out = Command::new(rpcscan)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", rpcscan.display()));
-    let elapsed = start.elapsed();
-    assert!(out.status.success(), "rpcscan {args:?}: {out:?}");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), elapsed)
-}
-
-/// The number after `name` on the line that starts with it.
-fn count(report: &str, name: &str) -> u64 {
-    report
-        .lines()
-        .find_map(|l| l.strip_prefix(name))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no {name:?} in {report}"))
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let test = args.first().map(String::as_str) == Some("--test");
-    let size_mb: usize =
-        if test { 4 } else { args.first().and_then(|s| s.parse().ok()).unwrap_or(1024) };
-    let rounds: usize =
-        if test { 1 } else { args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3) };
-    let rpcscan = args.get(if test { 1 } else { 2 }).map(PathBuf::from).unwrap_or_else(|| {
-        let me = std::env::current_exe().expect("own path");
-        me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
-    });
+    let run = Args::from_env();
+    let (size_mb, rounds) = (run.size_mb, run.rounds);
     let messages = traffic(size_mb << 20);
     let mut files = Vec::new();
     for form in Form::ALL {
@@ -161,7 +130,7 @@ fn main() {
             let mut args = vec!["stats"];
             args.extend_from_slice(form.args());
             args.push(file);
-            let (report, elapsed) = time(&rpcscan, &args);
+            let (report, elapsed) = run.time(&args);
             assert_eq!(count(&report, "messages"), messages.len() as u64, "{form:?}: {report}");
             // Throughput in messages, so that the wrappers' extra bytes are no bonus.
             let rate = messages.len() as f64 / elapsed.as_secs_f64();

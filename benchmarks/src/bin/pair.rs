@@ -10,9 +10,10 @@
 //! ```
 
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::Command;
-use std::time::{Duration, Instant};
+
+use std::time::Duration;
+
+use rpcscan_benchmarks::cli_run::{count, Args};
 
 /// How far behind its request each response comes, in requests.
 const SPREAD: u64 = 10_000;
@@ -64,39 +65,9 @@ fn generate(size: usize) -> (Vec<u8>, u64, u64) {
     (log, requests, messages)
 }
 
-/// Runs `rpcscan ARGS`, returns stdout and the wall time.
-fn time(rpcscan: &PathBuf, args: &[&str]) -> (String, Duration) {
-    let start = Instant::now();
-    let out = Command::new(rpcscan)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", rpcscan.display()));
-    let elapsed = start.elapsed();
-    assert!(out.status.success(), "rpcscan {args:?}: {out:?}");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), elapsed)
-}
-
-/// The number after `name` on the line that starts with it.
-fn count(report: &str, name: &str) -> u64 {
-    report
-        .lines()
-        .find_map(|l| l.strip_prefix(name))
-        .and_then(|rest| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no {name:?} in {report}"))
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let test = args.first().map(String::as_str) == Some("--test");
-    let size_mb: usize =
-        if test { 4 } else { args.first().and_then(|s| s.parse().ok()).unwrap_or(1024) };
-    let rounds: usize =
-        if test { 1 } else { args.get(1).and_then(|s| s.parse().ok()).unwrap_or(3) };
-    let rpcscan = args.get(if test { 1 } else { 2 }).map(PathBuf::from).unwrap_or_else(|| {
-        let me = std::env::current_exe().expect("own path");
-        me.with_file_name(format!("rpcscan{}", std::env::consts::EXE_SUFFIX))
-    });
+    let run = Args::from_env();
+    let (size_mb, rounds) = (run.size_mb, run.rounds);
     let (log, requests, messages) = generate(size_mb << 20);
     let path =
         std::env::temp_dir().join(format!("rpcscan-pair-bench-{}.ndjson", std::process::id()));
@@ -106,9 +77,9 @@ fn main() {
     let file = path.to_str().expect("a UTF-8 temp path");
     println!("{:.0} MB, {messages} messages, {requests} requests, {SPREAD} in flight", bytes / 1e6);
     for round in 0..rounds {
-        let (stats, stats_time) = time(&rpcscan, &["stats", file]);
+        let (stats, stats_time) = run.time(&["stats", file]);
         assert_eq!(count(&stats, "messages"), messages, "{stats}");
-        let (pair, pair_time) = time(&rpcscan, &["pair", file]);
+        let (pair, pair_time) = run.time(&["pair", file]);
         assert_eq!(count(&pair, "pairs"), requests, "{pair}");
         assert_eq!(count(&pair, "unanswered"), 0, "{pair}");
         assert_eq!(count(&pair, "stray notes"), 0, "{pair}");
