@@ -190,7 +190,8 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
             start = end;
         }
     }
-    let source = Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec() };
+    let source =
+        Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec(), extract: None };
     let parts: Vec<Rows> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {
@@ -208,7 +209,15 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
                         Err(inv) => Verdict::Invalid(inv),
                     }
                 };
-                let item = Item { offset, line: line + (i - start) as u64, bytes, verdict };
+                let item = Item {
+                    offset,
+                    line: line + (i - start) as u64,
+                    bytes,
+                    record: bytes,
+                    ts: None,
+                    dir: None,
+                    verdict,
+                };
                 Collect.item(&source, &item, &mut out, &mut rows);
                 offset += bytes.len() as u64 + 1;
             }

@@ -195,7 +195,13 @@ fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Sett
     if max_message_size == 0 {
         return Err(PyValueError::new_err("max_message_size must be at least 1"));
     }
-    Ok(Settings { framing, parser: Parser::new().validation(mode), max_message_size, mmap: true })
+    Ok(Settings {
+        framing,
+        parser: Parser::new().validation(mode),
+        max_message_size,
+        mmap: true,
+        extract: None,
+    })
 }
 
 fn names<const N: usize>(names: [&str; N]) -> String {
