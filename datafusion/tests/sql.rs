@@ -1,5 +1,5 @@
 //! Every rpcscan function through SQL, over every string and binary encoding, with NULLs,
-//! invalid UTF-8 and the rule book's table cases (SPEC §3, §4).
+//! invalid UTF-8 and the rule book's table cases (docs/spec.md §3, §4).
 
 use std::sync::Arc;
 
