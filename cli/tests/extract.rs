@@ -4,37 +4,15 @@
 //! original line, and `rpcscan pair` on wrapped logs (timestamps, directions) checked
 //! against the oracle's pairing reference.
 
-use std::fs;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 
 use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
 use rpcscan_oracle::pairlog::{self, Wrapper};
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rpcscan");
+mod common;
 
-/// Exit code, stdout and stderr of `rpcscan ARGS` with `stdin` piped in.
-fn run(args: &[&str], stdin: &[u8]) -> (Option<i32>, Vec<u8>, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (out.status.code(), out.stdout, stderr)
-}
+use common::run;
 
 /// `rpcscan ARGS` whose stdout is JSON lines, with exit code 0.
 fn objects(args: &[&str], stdin: &[u8]) -> Vec<Value> {
@@ -44,11 +22,7 @@ fn objects(args: &[&str], stdin: &[u8]) -> Vec<Value> {
 }
 
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpcscan-extract-tests");
-    fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    fs::write(&path, bytes).unwrap();
-    path
+    common::file("rpcscan-extract-tests", name, bytes)
 }
 
 /// The example lines.

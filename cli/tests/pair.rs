@@ -1,43 +1,22 @@
 //! `rpcscan pair`, run for real: the summary, `--json`, `--unanswered` and its exit codes,
 //! framed streams, and a multi-block log checked against the oracle's pairing reference.
 
-use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 
 use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
 use rpcscan_oracle::pairlog;
 
-const BIN: &str = env!("CARGO_BIN_EXE_rpcscan");
+mod common;
 
 /// Exit code and stdout of `rpcscan ARGS` with `stdin` piped in.
 fn run(args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut pipe = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = pipe.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
-    (out.status.code(), String::from_utf8(out.stdout).unwrap())
+    let (code, stdout, _) = common::run(args, stdin);
+    (code, String::from_utf8(stdout).unwrap())
 }
 
 fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rpcscan-pair-tests");
-    fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    fs::write(&path, bytes).unwrap();
-    path
+    common::file("rpcscan-pair-tests", name, bytes)
 }
 
 const LOG: &str = concat!(
