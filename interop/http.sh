@@ -9,22 +9,7 @@
 # its documented status and body, the upstream never sees any of it, and the gateway stays
 # up. Installs what it needs (npm ci, the venv of run.sh); called by .ci/run.
 set -euo pipefail
-cd "$(dirname "$0")"
-here=$PWD
-
-if [ -z "${RPCSCAN:-}" ]; then
-  cargo build --quiet -p rpcscan-cli
-  target_dir=$(cargo metadata --format-version 1 --no-deps |
-    node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')
-  RPCSCAN="$target_dir/debug/rpcscan"
-fi
-echo "rpcscan: $RPCSCAN"
-
-npm ci --no-audit --no-fund --loglevel=error
-venv=${INTEROP_VENV:-$HOME/.cache/rpcscan/interop-venv}
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r requirements.txt
-py=$venv/bin/python
+source "$(dirname "$0")/setup.sh"
 
 work=$(mktemp -d)
 pids=()
