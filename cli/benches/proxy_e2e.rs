@@ -4,7 +4,9 @@
 //! and a byte relay that copies both directions without looking at them (what any relay
 //! costs here at the least: two more pipes and a copy through user space). Reports the
 //! throughput of each (median of several interleaved rounds, and the proxy / serde ratio of
-//! each round) and the round-trip latency of one request at a time through each (p50, p99),
+//! each round), the CPU time each run cost (the relay and the echo server together, from
+//! `getrusage(RUSAGE_CHILDREN)`: unlike wall-clock time it hardly depends on what else the
+//! machine runs) and the round-trip latency of one request at a time through each (p50, p99),
 //! so the latency the proxy adds shows against the echo server alone and the byte relay.
 //!
 //! `cargo bench -p rpcscan-cli --bench proxy_e2e` runs the full sizes; without `--bench`
@@ -63,29 +65,33 @@ fn main() {
 
     let all = [Relay::Echo, Relay::Bytes, Relay::Rpcscan, Relay::Serde];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); all.len()];
+    let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); all.len()];
     for _ in 0..rounds {
-        for (relay, times) in all.iter().zip(times.iter_mut()) {
+        for ((relay, times), cpu) in all.iter().zip(times.iter_mut()).zip(cpu.iter_mut()) {
+            let before = children_cpu();
             let mut child = relay.spawn();
             let started = Instant::now();
             let got = pump(&mut child, &stream, !full);
             times.push(started.elapsed());
+            cpu.push(children_cpu().saturating_sub(before));
             assert_eq!(got, expected, "{relay:?}: every request answered once, ids restored");
         }
     }
     let mut speeds = Vec::new();
-    for (relay, times) in all.iter().zip(&times) {
-        let mut sorted = times.clone();
-        sorted.sort();
-        let median = sorted.get(sorted.len() / 2).copied().unwrap_or_default();
-        let speed = mib / median.as_secs_f64();
+    let mut cpus = Vec::new();
+    for ((relay, times), cpu) in all.iter().zip(&times).zip(&cpu) {
+        let median_time = median(times);
+        let speed = mib / median_time.as_secs_f64();
         let runs: Vec<String> =
             times.iter().map(|t| format!("{:.0}", mib / t.as_secs_f64())).collect();
+        let cpu = median(cpu);
         println!(
-            "{:>26}: {median:>10.2?} {speed:>8.1} MiB/s   (rounds: {} MiB/s)",
+            "{:>26}: {median_time:>10.2?} {speed:>8.1} MiB/s, CPU {cpu:>9.2?}   (rounds: {} MiB/s)",
             relay.name(),
             runs.join(", ")
         );
         speeds.push(speed);
+        cpus.push(cpu);
     }
     let speed = |r: Relay| speeds.get(r as usize).copied().unwrap_or_default();
     let per_round: Vec<String> = times[Relay::Serde as usize]
@@ -97,6 +103,17 @@ fn main() {
         "rpcscan proxy / serde_json relay: {:.2}x (medians; per round: {})",
         speed(Relay::Rpcscan) / speed(Relay::Serde),
         per_round.join(", ")
+    );
+    let cpu_of = |r: Relay| cpus.get(r as usize).copied().unwrap_or_default();
+    let echo = cpu_of(Relay::Echo);
+    let own = |r: Relay| cpu_of(r).saturating_sub(echo);
+    println!(
+        "CPU per run (relay + echo server): serde_json relay / rpcscan proxy {:.2}x; less the echo server alone ({echo:.2?}): serde {:.2?}, rpcscan {:.2?} ({:.2}x), byte relay {:.2?}",
+        cpu_of(Relay::Serde).as_secs_f64() / cpu_of(Relay::Rpcscan).as_secs_f64(),
+        own(Relay::Serde),
+        own(Relay::Rpcscan),
+        own(Relay::Serde).as_secs_f64() / own(Relay::Rpcscan).as_secs_f64(),
+        own(Relay::Bytes)
     );
     println!(
         "ceilings / serde_json relay: byte relay {:.2}x, echo server alone {:.2}x; rpcscan proxy reaches {:.0}% of the byte relay",
@@ -329,6 +346,24 @@ fn latencies(child: &mut Child, n: usize) -> Vec<Duration> {
     let _ = child.wait();
     times.sort();
     times
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+/// User and system time of every child process waited for so far (and of the children
+/// they waited for).
+fn children_cpu() -> Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let time = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().max(0) as u64)
+            + Duration::from_micros(t.tv_usec().max(0) as u64)
+    };
+    time(usage.user_time()) + time(usage.system_time())
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
