@@ -276,15 +276,17 @@ impl<C> Correlation<C> {
             }
         };
         let mut digits = [0u8; 20];
-        let (assigned, raw) = loop {
+        let (assigned, raw, hash) = loop {
             let n = self.next;
             self.next = self.next.checked_add(1).unwrap_or(1);
             let raw = format_u64(n, &mut digits);
-            if self.get(&Id::new(raw, IdKind::Integer)).is_none() {
-                break (n, raw);
+            let id = Id::new(raw, IdKind::Integer);
+            let hash = self.key(&id);
+            if self.get_hashed(hash, &id).is_none() {
+                break (n, raw, hash);
             }
         };
-        self.put(Id::new(raw, IdKind::Integer), client, original);
+        self.put_hashed(hash, Id::new(raw, IdKind::Integer), client, original);
         write_with_id(msg, raw, buf);
         Some(assigned)
     }
@@ -313,10 +315,14 @@ impl<C> Correlation<C> {
     }
 
     fn put(&mut self, downstream: Id<'_>, client: C, original: &[u8]) {
+        self.put_hashed(self.key(&downstream), downstream, client, original);
+    }
+
+    /// [`put`](Self::put) with the id's hash already computed.
+    fn put_hashed(&mut self, hash: u64, downstream: Id<'_>, client: C, original: &[u8]) {
         let kind = id_kind(&downstream);
         let raw = downstream.raw();
         let pending = Pending { client, kind, ids: IdBytes::new(raw, original), split: raw.len() };
-        let hash = self.key(&downstream);
         match self.entries.entry(hash) {
             Entry::Vacant(slot) => {
                 slot.insert(pending);
@@ -328,7 +334,11 @@ impl<C> Correlation<C> {
 
     /// The entry for a downstream id in flight.
     pub fn get(&self, downstream: &Id<'_>) -> Option<&Pending<C>> {
-        let hash = self.key(downstream);
+        self.get_hashed(self.key(downstream), downstream)
+    }
+
+    /// [`get`](Self::get) with the id's hash already computed.
+    fn get_hashed(&self, hash: u64, downstream: &Id<'_>) -> Option<&Pending<C>> {
         match self.entries.get(&hash) {
             Some(p) if p.downstream_id() == *downstream => Some(p),
             Some(_) => self
