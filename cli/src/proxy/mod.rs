@@ -342,7 +342,7 @@ const BATCH: usize = 256 * 1024;
 
 /// Reads `input` to its end (or a read error) and routes every line: each read's lines
 /// are routed, then their outputs written, one write per destination.
-fn relay(mut input: File, side: Side, router: &Router, client: &Sink, server: &Sink) {
+fn relay<'r>(mut input: File, side: Side, router: &'r Router, client: &Sink, server: &Sink) {
     let mut decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
     let mut scratch = vec![0u8; READ];
     let mut buf = BytesMut::with_capacity(READ);
@@ -358,17 +358,30 @@ fn relay(mut input: File, side: Side, router: &Router, client: &Sink, server: &S
         buf.extend_from_slice(scratch.get(..n).unwrap_or_default());
         let eof = n == 0;
         loop {
-            let item = if eof { decoder.decode_eof(&mut buf) } else { decoder.decode(&mut buf) };
-            let Some(item) = item else { break };
-            match (side, item) {
-                (Side::Client, Ok(frame)) => router.client_line(frame.bytes(), &mut out),
-                (Side::Client, Err(too_large)) => {
-                    router.client_oversized(&too_large, decoder.recovery(), &mut out)
-                }
-                (Side::Server, Ok(frame)) => router.server_line(frame.bytes(), &mut out),
-                (Side::Server, Err(too_large)) => {
-                    router.server_oversized(&too_large, decoder.recovery(), &mut out)
-                }
+            let route = |line: &[u8], out: &mut Out<'r>| match side {
+                Side::Client => router.client_line(line, out),
+                Side::Server => router.server_line(line, out),
+            };
+            // Each line is lent, not cut off as `Bytes`; the last one at the end of input
+            // comes as a frame.
+            let item = if eof {
+                decoder
+                    .decode_eof(&mut buf)
+                    .map(|item| item.map(|frame| route(frame.bytes(), &mut out)))
+            } else {
+                decoder.decode_with(&mut buf, |line| route(line, &mut out))
+            };
+            match item {
+                None => break,
+                Some(Ok(())) => {}
+                Some(Err(too_large)) => match side {
+                    Side::Client => {
+                        router.client_oversized(&too_large, decoder.recovery(), &mut out)
+                    }
+                    Side::Server => {
+                        router.server_oversized(&too_large, decoder.recovery(), &mut out)
+                    }
+                },
             }
             if out.to_client.len() + out.to_server.len() >= BATCH {
                 send(&mut out, client, server);
