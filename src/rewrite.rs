@@ -5,7 +5,7 @@
 //! `put_slice` calls into the caller's buffer (no allocation, no re-serialization, ids
 //! above 2^53, `-0` and escaped strings restored exactly). The [`Correlation`] table
 //! remembers, per id in flight downstream, which client sent it and its original raw id
-//! (that bookkeeping allocates per entry).
+//! (no allocation per entry for ids up to [`INLINE_IDS`] bytes together).
 //!
 //! ```
 //! use rpcscan::rewrite::Correlation;
@@ -26,8 +26,8 @@
 //! ```
 
 use core::fmt;
-use core::hash::BuildHasher;
-use std::collections::hash_map::RandomState;
+use core::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::HashMap;
 
 use bytes::BufMut;
@@ -96,13 +96,46 @@ pub fn write_replacing<B: BufMut>(message: &[u8], at: Raw<'_>, with: &[u8], buf:
     }
 }
 
+/// How many bytes of ids (the downstream id's and the original's, raw) a [`Correlation`]
+/// entry keeps without an allocation of its own.
+pub const INLINE_IDS: usize = 46;
+
 /// One request in flight downstream: who sent it, and its original id.
 pub struct Pending<C> {
     client: C,
     kind: IdKind,
     /// The downstream id's raw bytes, then the original id's raw bytes.
-    ids: Box<[u8]>,
+    ids: IdBytes,
     split: usize,
+}
+
+/// The ids of an entry: inline when short (the usual case), else on the heap.
+enum IdBytes {
+    Inline { len: u8, bytes: [u8; INLINE_IDS] },
+    Heap(Box<[u8]>),
+}
+
+impl IdBytes {
+    fn new(first: &[u8], second: &[u8]) -> Self {
+        let len = first.len() + second.len();
+        let mut bytes = [0u8; INLINE_IDS];
+        let halves = bytes.get_mut(..len).and_then(|dst| dst.split_at_mut_checked(first.len()));
+        match (halves, u8::try_from(len)) {
+            (Some((a, b)), Ok(len)) if b.len() == second.len() => {
+                a.copy_from_slice(first);
+                b.copy_from_slice(second);
+                IdBytes::Inline { len, bytes }
+            }
+            _ => IdBytes::Heap([first, second].concat().into_boxed_slice()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            IdBytes::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            IdBytes::Heap(bytes) => bytes,
+        }
+    }
 }
 
 impl<C> Pending<C> {
@@ -118,12 +151,12 @@ impl<C> Pending<C> {
 
     /// The request's original raw id (exact bytes, to splice back or to answer with).
     pub fn original_id(&self) -> &[u8] {
-        self.ids.get(self.split..).unwrap_or_default()
+        self.ids.as_slice().get(self.split..).unwrap_or_default()
     }
 
     /// The id the request carries downstream.
     pub fn downstream_id(&self) -> Id<'_> {
-        Id::new(self.ids.get(..self.split).unwrap_or_default(), self.kind)
+        Id::new(self.ids.as_slice().get(..self.split).unwrap_or_default(), self.kind)
     }
 }
 
@@ -141,14 +174,42 @@ impl<C: fmt::Debug> fmt::Debug for Pending<C> {
 /// server that echoes `1` as `1` or a string id with other escapes still matches), each
 /// mapped to its client and original raw id.
 ///
-/// Lookups borrow the id from the response and allocate nothing; each entry is one
-/// allocation. Downstream ids handed out by [`Correlation::forward`] are integers counting
-/// up from 1, skipping any still in flight.
+/// Lookups borrow the id from the response and allocate nothing; an entry allocates only
+/// when its two ids together are longer than [`INLINE_IDS`] bytes (the table itself grows
+/// like a `HashMap`). Downstream ids handed out by [`Correlation::forward`] are integers
+/// counting up from 1, skipping any still in flight.
 pub struct Correlation<C> {
-    entries: HashMap<u64, Vec<Pending<C>>>,
+    /// By the keyed hash of the downstream id (which the map uses as its own hash).
+    entries: HashMap<u64, Pending<C>, BuildHasherDefault<Prehashed>>,
+    /// Entries whose hash another entry already has (two distinct ids with one 64-bit
+    /// keyed hash: practically never), searched one by one.
+    collided: Vec<(u64, Pending<C>)>,
     hasher: RandomState,
     len: usize,
     next: u64,
+    /// Tests: every id gets the same hash.
+    #[cfg(test)]
+    collide: bool,
+}
+
+/// The map's hasher: its keys are already keyed SipHash values, so they are used as is.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl<C> Default for Correlation<C> {
@@ -159,14 +220,34 @@ impl<C> Default for Correlation<C> {
 
 impl<C: fmt::Debug> fmt::Debug for Correlation<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.entries.values().flatten()).finish()
+        f.debug_list().entries(self.pending()).finish()
     }
 }
 
 impl<C> Correlation<C> {
     /// An empty table.
     pub fn new() -> Self {
-        Correlation { entries: HashMap::new(), hasher: RandomState::new(), len: 0, next: 1 }
+        Correlation {
+            entries: HashMap::default(),
+            collided: Vec::new(),
+            hasher: RandomState::new(),
+            len: 0,
+            next: 1,
+            #[cfg(test)]
+            collide: false,
+        }
+    }
+
+    fn key(&self, id: &Id<'_>) -> u64 {
+        #[cfg(test)]
+        if self.collide {
+            return 7;
+        }
+        self.hasher.hash_one(id)
+    }
+
+    fn pending(&self) -> impl Iterator<Item = &Pending<C>> {
+        self.entries.values().chain(self.collided.iter().map(|(_, p)| p))
     }
 
     /// Requests in flight.
@@ -195,15 +276,17 @@ impl<C> Correlation<C> {
             }
         };
         let mut digits = [0u8; 20];
-        let (assigned, raw) = loop {
+        let (assigned, raw, hash) = loop {
             let n = self.next;
             self.next = self.next.checked_add(1).unwrap_or(1);
             let raw = format_u64(n, &mut digits);
-            if self.get(&Id::new(raw, IdKind::Integer)).is_none() {
-                break (n, raw);
+            let id = Id::new(raw, IdKind::Integer);
+            let hash = self.key(&id);
+            if self.get_hashed(hash, &id).is_none() {
+                break (n, raw, hash);
             }
         };
-        self.put(Id::new(raw, IdKind::Integer), client, original);
+        self.put_hashed(hash, Id::new(raw, IdKind::Integer), client, original);
         write_with_id(msg, raw, buf);
         Some(assigned)
     }
@@ -232,34 +315,63 @@ impl<C> Correlation<C> {
     }
 
     fn put(&mut self, downstream: Id<'_>, client: C, original: &[u8]) {
+        self.put_hashed(self.key(&downstream), downstream, client, original);
+    }
+
+    /// [`put`](Self::put) with the id's hash already computed.
+    fn put_hashed(&mut self, hash: u64, downstream: Id<'_>, client: C, original: &[u8]) {
         let kind = id_kind(&downstream);
         let raw = downstream.raw();
-        let pending = Pending {
-            client,
-            kind,
-            ids: [raw, original].concat().into_boxed_slice(),
-            split: raw.len(),
-        };
-        let hash = self.hasher.hash_one(downstream);
-        self.entries.entry(hash).or_default().push(pending);
+        let pending = Pending { client, kind, ids: IdBytes::new(raw, original), split: raw.len() };
+        match self.entries.entry(hash) {
+            Entry::Vacant(slot) => {
+                slot.insert(pending);
+            }
+            Entry::Occupied(_) => self.collided.push((hash, pending)),
+        }
         self.len += 1;
     }
 
     /// The entry for a downstream id in flight.
     pub fn get(&self, downstream: &Id<'_>) -> Option<&Pending<C>> {
-        let hash = self.hasher.hash_one(downstream);
-        self.entries.get(&hash)?.iter().find(|p| p.downstream_id() == *downstream)
+        self.get_hashed(self.key(downstream), downstream)
+    }
+
+    /// [`get`](Self::get) with the id's hash already computed.
+    fn get_hashed(&self, hash: u64, downstream: &Id<'_>) -> Option<&Pending<C>> {
+        match self.entries.get(&hash) {
+            Some(p) if p.downstream_id() == *downstream => Some(p),
+            Some(_) => self
+                .collided
+                .iter()
+                .find(|(h, p)| *h == hash && p.downstream_id() == *downstream)
+                .map(|(_, p)| p),
+            None => None,
+        }
     }
 
     /// Forgets the entry for a downstream id and returns it.
     pub fn remove(&mut self, downstream: &Id<'_>) -> Option<Pending<C>> {
-        let hash = self.hasher.hash_one(downstream);
-        let bucket = self.entries.get_mut(&hash)?;
-        let at = bucket.iter().position(|p| p.downstream_id() == *downstream)?;
-        let pending = bucket.swap_remove(at);
-        if bucket.is_empty() {
-            self.entries.remove(&hash);
-        }
+        let hash = self.key(downstream);
+        let Entry::Occupied(slot) = self.entries.entry(hash) else {
+            return None;
+        };
+        let pending = if slot.get().downstream_id() == *downstream {
+            // An entry that collided with this one takes its place.
+            match self.collided.iter().position(|(h, _)| *h == hash) {
+                Some(at) => {
+                    let (_, next) = self.collided.swap_remove(at);
+                    core::mem::replace(slot.into_mut(), next)
+                }
+                None => slot.remove(),
+            }
+        } else {
+            let at = self
+                .collided
+                .iter()
+                .position(|(h, p)| *h == hash && p.downstream_id() == *downstream)?;
+            self.collided.swap_remove(at).1
+        };
         self.len -= 1;
         Some(pending)
     }
@@ -282,9 +394,7 @@ impl<C> Correlation<C> {
     where
         C: PartialEq,
     {
-        self.entries
-            .values()
-            .flatten()
+        self.pending()
             .find(|p| p.client == *client && original_id(p).is_some_and(|id| id == *original))
     }
 
@@ -292,7 +402,8 @@ impl<C> Correlation<C> {
     /// with an error when the server goes away).
     pub fn drain(&mut self) -> impl Iterator<Item = Pending<C>> + '_ {
         self.len = 0;
-        self.entries.drain().flat_map(|(_, bucket)| bucket)
+        let Correlation { entries, collided, .. } = self;
+        entries.drain().map(|(_, p)| p).chain(collided.drain(..).map(|(_, p)| p))
     }
 }
 
@@ -351,5 +462,56 @@ mod tests {
         assert_eq!(table.len(), 4);
         assert_eq!(table.drain().count(), 4);
         assert!(table.is_empty());
+    }
+
+    /// Every operation, with every id hashing alike (the collision path) and without.
+    #[test]
+    fn entries_survive_hash_collisions_and_long_ids() {
+        let long = format!("\"{}\"", "x".repeat(80));
+        for collide in [false, true] {
+            let mut table = Correlation::new();
+            table.collide = collide;
+            let ids: Vec<String> = (0..40)
+                .map(|i| match i % 3 {
+                    0 => i.to_string(),
+                    1 => format!("\"r-{i}\""),
+                    _ => format!("{}{i}", &long[..long.len() - 1]) + "\"",
+                })
+                .collect();
+            for (client, id) in ids.iter().enumerate() {
+                let req = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+                let req = crate::parse(req.as_bytes()).unwrap();
+                assert_eq!(table.forward(client, &req, &mut Vec::new()), Some(client as u64 + 1));
+            }
+            assert_eq!(table.len(), ids.len());
+            // Out of order: every third first, then the rest; each comes back exactly.
+            let order: Vec<usize> = (0..ids.len())
+                .filter(|i| i % 3 == 2)
+                .chain((0..ids.len()).filter(|i| i % 3 != 2))
+                .collect();
+            for (n, &i) in order.iter().enumerate() {
+                let request = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"m"}}"#, ids[i]);
+                let original = crate::parse(request.as_bytes()).unwrap();
+                assert_eq!(
+                    table.find(&i, &original.id().unwrap()).map(|p| p.original_id()),
+                    Some(ids[i].as_bytes())
+                );
+                if n == 5 {
+                    assert_eq!(table.drain().count(), ids.len() - 5);
+                    break;
+                }
+                let response = format!(r#"{{"jsonrpc":"2.0","id":{},"result":0}}"#, i + 1);
+                let response = crate::parse(response.as_bytes()).unwrap();
+                let mut out = Vec::new();
+                assert_eq!(table.restore(&response, &mut out), Some(i));
+                assert_eq!(
+                    out,
+                    format!(r#"{{"jsonrpc":"2.0","id":{},"result":0}}"#, ids[i]).as_bytes()
+                );
+                assert_eq!(table.restore(&response, &mut Vec::new()), None, "only once");
+            }
+            assert!(table.is_empty());
+            assert_eq!(table.collided.len(), 0);
+        }
     }
 }

@@ -614,6 +614,35 @@ proptest! {
     }
 
     #[test]
+    fn ndjson_decode_with_equals_decode(input in stream(NDJSON_PIECES), sizes in chunk_sizes(), max in 0usize..40) {
+        // `decode_with` for every line but the end of input, like a relay.
+        let mut dec = NdjsonDecoder::new().max_message_size(max).recover_ids();
+        let mut buf = BytesMut::new();
+        let mut lent = Vec::new();
+        let mut at = 0;
+        let mut chunks = sizes.iter().copied().cycle();
+        while at < input.len() {
+            let n = chunks.next().unwrap_or(usize::MAX).max(1).min(input.len() - at);
+            buf.extend_from_slice(&input[at..at + n]);
+            at += n;
+            while let Some(item) = dec.decode_with(&mut buf, |line| line.to_vec()) {
+                lent.push(item.map_err(|e| (e.offset(), e.len(), dec.recovered_id().map(|id| id.raw().to_vec()))));
+            }
+            prop_assert!(buf.len() <= max + 1);
+        }
+        while let Some(item) = dec.decode_eof(&mut buf) {
+            lent.push(item.map(|f| f.bytes().to_vec()).map_err(|e| (e.offset(), e.len(), dec.recovered_id().map(|id| id.raw().to_vec()))));
+        }
+        let mut dec = NdjsonDecoder::new().max_message_size(max).recover_ids();
+        let mut buf = BytesMut::from(&input[..]);
+        let mut cut = Vec::new();
+        while let Some(item) = dec.decode_eof(&mut buf) {
+            cut.push(item.map(|f| f.bytes().to_vec()).map_err(|e| (e.offset(), e.len(), dec.recovered_id().map(|id| id.raw().to_vec()))));
+        }
+        prop_assert_eq!(lent, cut);
+    }
+
+    #[test]
     fn ndjson_messages_equals_decoder(input in stream(NDJSON_PIECES)) {
         let borrowed: Vec<(u64, Vec<u8>)> = ndjson_messages(&input)
             .map(|(at, line)| (at as u64, line.to_vec()))

@@ -1,78 +1,158 @@
 //! `rpcscan proxy` end to end: a generated MCP stream pushed through the built binary to a
-//! trivial echo server over pipes, against a serde_json `Value` relay doing the same checks
-//! (valid JSON-RPC, a denied tool answered by the relay, ids rewritten to integers and
-//! restored). Reports throughput of both and the latency the proxy adds per request (p50,
-//! p99), from ping-pong requests through the proxy against the echo server alone.
+//! trivial echo server over pipes, against a serde_json `Value` relay doing the same checks,
+//! and against the two ceilings of this harness: the echo server alone (no relay at all)
+//! and a byte relay that copies both directions without looking at them (what any relay
+//! costs here at the least: two more pipes and a copy through user space). Reports the
+//! throughput of each (median of several interleaved rounds, and the proxy / serde ratio of
+//! each round), the CPU time each run cost (the relay and the echo server together, from
+//! `getrusage(RUSAGE_CHILDREN)`: unlike wall-clock time it hardly depends on what else the
+//! machine runs) and the round-trip latency of one request at a time through each (p50, p99),
+//! so the latency the proxy adds shows against the echo server alone and the byte relay.
 //!
 //! `cargo bench -p rpcscan-cli --bench proxy_e2e` runs the full sizes; without `--bench`
-//! (`cargo test --benches`) it runs a small stream once, checking every count and id.
+//! (`cargo test --benches`) it runs a small stream once, checking every count and id and
+//! parsing every answer.
 //!
-//! This one executable plays three roles, chosen by `RPCSCAN_BENCH_ROLE`: the benchmark
-//! (unset), the echo server (`echo`), and the serde_json relay (`relay`).
+//! This one executable plays four roles, chosen by `RPCSCAN_BENCH_ROLE`: the benchmark
+//! (unset), the echo server (`echo`), the serde_json relay (`relay`) and the byte relay
+//! (`cat`).
+//!
+//! **The harness** is kept cheap so that it measures the relays, not itself: the pump
+//! writes the stream from one thread and reads the answers in 256 KiB reads; the echo
+//! server reads 256 KiB at a time, finds each request's id with `memmem` (the generated
+//! stream puts no `"id":` anywhere but the top level, and the relays send integer ids) and
+//! writes all the answers to one read in one write. The byte relay reads and writes in
+//! 256 KiB chunks, one thread per direction (plain `read`/`write`, not `splice`: a relay
+//! that checks messages must see their bytes).
+//!
+//! **The serde_json relay** is what a careful relay without rpcscan looks like: one thread
+//! per direction, a 64 KiB `BufReader` and `BufWriter` on each pipe, every line parsed into
+//! a `serde_json::Value`; client lines must be objects with `"jsonrpc": "2.0"` and a string
+//! `method` (else -32700 / -32600), a `tools/call` of the denied tool is answered -32602 by
+//! the relay, request ids are replaced by integers counting up (the original kept in a
+//! `HashMap`) and the message re-serialized; server responses are parsed, their id looked
+//! up and the original put back, and re-serialized. Each writer is flushed when its
+//! reader's buffer is empty (once per read batch), as the proxy does.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
+use memchr::memmem;
 use serde_json::Value;
 
 const ROLE: &str = "RPCSCAN_BENCH_ROLE";
 const DENIED_TOOL: &str = "exec";
+/// Read size of the harness's own processes (pump, echo server, byte relay).
+const CHUNK: usize = 1 << 18;
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("echo") => return echo_server(),
         Ok("relay") => return serde_relay(),
+        Ok("cat") => return byte_relay(),
         _ => {}
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let (messages, pings) = if full { (200_000, 20_000) } else { (2_000, 200) };
+    let (messages, pings, rounds) = if full { (200_000, 20_000, 5) } else { (2_000, 200, 1) };
     let (stream, expected) = generate(messages);
+    let mib = stream.len() as f64 / (1 << 20) as f64;
+    println!("stream: {messages} messages, {mib:.1} MiB, {} requests", expected.count);
+
+    let all = [Relay::Echo, Relay::Bytes, Relay::Rpcscan, Relay::Serde];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); all.len()];
+    let mut cpu: Vec<Vec<Duration>> = vec![Vec::new(); all.len()];
+    for _ in 0..rounds {
+        for ((relay, times), cpu) in all.iter().zip(times.iter_mut()).zip(cpu.iter_mut()) {
+            let before = children_cpu();
+            let mut child = relay.spawn();
+            let started = Instant::now();
+            let got = pump(&mut child, &stream, !full);
+            times.push(started.elapsed());
+            cpu.push(children_cpu().saturating_sub(before));
+            assert_eq!(got, expected, "{relay:?}: every request answered once, ids restored");
+        }
+    }
+    let mut speeds = Vec::new();
+    let mut cpus = Vec::new();
+    for ((relay, times), cpu) in all.iter().zip(&times).zip(&cpu) {
+        let median_time = median(times);
+        let speed = mib / median_time.as_secs_f64();
+        let runs: Vec<String> =
+            times.iter().map(|t| format!("{:.0}", mib / t.as_secs_f64())).collect();
+        let cpu = median(cpu);
+        println!(
+            "{:>26}: {median_time:>10.2?} {speed:>8.1} MiB/s, CPU {cpu:>9.2?}   (rounds: {} MiB/s)",
+            relay.name(),
+            runs.join(", ")
+        );
+        speeds.push(speed);
+        cpus.push(cpu);
+    }
+    let speed = |r: Relay| speeds.get(r as usize).copied().unwrap_or_default();
+    let per_round: Vec<String> = times[Relay::Serde as usize]
+        .iter()
+        .zip(&times[Relay::Rpcscan as usize])
+        .map(|(s, r)| format!("{:.2}", s.as_secs_f64() / r.as_secs_f64()))
+        .collect();
     println!(
-        "stream: {messages} messages, {:.1} MiB, {} requests",
-        stream.len() as f64 / (1 << 20) as f64,
-        expected.count
+        "rpcscan proxy / serde_json relay: {:.2}x (medians; per round: {})",
+        speed(Relay::Rpcscan) / speed(Relay::Serde),
+        per_round.join(", ")
+    );
+    let cpu_of = |r: Relay| cpus.get(r as usize).copied().unwrap_or_default();
+    let echo = cpu_of(Relay::Echo);
+    let own = |r: Relay| cpu_of(r).saturating_sub(echo);
+    println!(
+        "CPU per run (relay + echo server): serde_json relay / rpcscan proxy {:.2}x; less the echo server alone ({echo:.2?}): serde {:.2?}, rpcscan {:.2?} ({:.2}x), byte relay {:.2?}",
+        cpu_of(Relay::Serde).as_secs_f64() / cpu_of(Relay::Rpcscan).as_secs_f64(),
+        own(Relay::Serde),
+        own(Relay::Rpcscan),
+        own(Relay::Serde).as_secs_f64() / own(Relay::Rpcscan).as_secs_f64(),
+        own(Relay::Bytes)
+    );
+    println!(
+        "ceilings / serde_json relay: byte relay {:.2}x, echo server alone {:.2}x; rpcscan proxy reaches {:.0}% of the byte relay",
+        speed(Relay::Bytes) / speed(Relay::Serde),
+        speed(Relay::Echo) / speed(Relay::Serde),
+        100.0 * speed(Relay::Rpcscan) / speed(Relay::Bytes)
     );
 
-    let mut results = Vec::new();
-    for relay in [Relay::Rpcscan, Relay::Serde] {
-        let mut child = relay.spawn();
-        let started = Instant::now();
-        let got = pump(&mut child, &stream);
-        let elapsed = started.elapsed();
-        assert_eq!(got, expected, "{relay:?}: every request answered once, ids restored");
-        let mib_s = stream.len() as f64 / (1 << 20) as f64 / elapsed.as_secs_f64();
-        println!("{:>24}: {elapsed:>10.2?}  {mib_s:>8.1} MiB/s", relay.name());
-        results.push(mib_s);
+    let mut p = Vec::new();
+    for relay in all {
+        let l = latencies(&mut relay.spawn(), pings);
+        p.push((relay, percentile(&l, 0.50), percentile(&l, 0.99)));
     }
-    println!("rpcscan proxy / serde_json relay: {:.2}x", results[0] / results[1]);
-
-    let direct = latencies(&mut Relay::Echo.spawn(), pings);
-    let proxied = latencies(&mut Relay::Rpcscan.spawn(), pings);
-    for (name, p) in [("p50", 0.50), ("p99", 0.99)] {
-        let (d, x) = (percentile(&direct, p), percentile(&proxied, p));
+    let (_, echo50, echo99) = p[0];
+    for (relay, p50, p99) in p {
         println!(
-            "{name}: echo server alone {d:>9.2?}, through rpcscan proxy {x:>9.2?}, added {:>9.2?}",
-            x.saturating_sub(d)
+            "{:>26}: round trip p50 {p50:>9.2?} p99 {p99:>9.2?}; added to the echo server alone: p50 {:>9.2?} p99 {:>9.2?}",
+            relay.name(),
+            p50.saturating_sub(echo50),
+            p99.saturating_sub(echo99)
         );
     }
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Relay {
+    Echo,
+    Bytes,
     Rpcscan,
     Serde,
-    Echo,
 }
 
 impl Relay {
     fn name(self) -> &'static str {
         match self {
+            Relay::Echo => "echo server alone",
+            Relay::Bytes => "byte relay (no checks)",
             Relay::Rpcscan => "rpcscan proxy",
             Relay::Serde => "serde_json Value relay",
-            Relay::Echo => "echo server alone",
         }
     }
 
@@ -85,14 +165,16 @@ impl Relay {
                 cmd.env(ROLE, "echo");
                 cmd
             }
-            Relay::Serde => {
+            Relay::Serde | Relay::Bytes | Relay::Echo => {
                 let mut cmd = Command::new(&me);
-                cmd.env(ROLE, "relay");
-                cmd
-            }
-            Relay::Echo => {
-                let mut cmd = Command::new(&me);
-                cmd.env(ROLE, "echo");
+                cmd.env(
+                    ROLE,
+                    match self {
+                        Relay::Serde => "relay",
+                        Relay::Bytes => "cat",
+                        _ => "echo",
+                    },
+                );
                 cmd
             }
         };
@@ -162,8 +244,9 @@ fn generate(n: usize) -> (Vec<u8>, Answers) {
     (out, expected)
 }
 
-/// Writes the stream (from a thread), closes stdin, reads every answer until EOF.
-fn pump(child: &mut Child, stream: &[u8]) -> Answers {
+/// Writes the stream (from a thread), closes stdin, reads every answer until EOF. With
+/// `check`, every answer is also parsed by rpcscan.
+fn pump(child: &mut Child, stream: &[u8], check: bool) -> Answers {
     let mut stdin = child.stdin.take().expect("stdin");
     let stdout = child.stdout.take().expect("stdout");
     let answers = std::thread::scope(|s| {
@@ -171,17 +254,69 @@ fn pump(child: &mut Child, stream: &[u8]) -> Answers {
             stdin.write_all(stream).expect("write the stream");
         });
         let mut answers = Answers::default();
-        for line in BufReader::with_capacity(1 << 16, stdout).split(b'\n') {
-            let line = line.expect("read");
-            let msg = rpcscan::parse(&line).expect("a valid answer");
-            let id = msg.id().expect("a response with an id");
+        lines(stdout, |line| {
+            let Some(line) = line else { return true };
+            let id = top_id(line).expect("an answer with an id");
+            if check {
+                let msg = rpcscan::parse(line).expect("a valid answer");
+                assert!(matches!(msg.kind(), rpcscan::Kind::Result | rpcscan::Kind::Error));
+                assert_eq!(msg.id().map(|id| id.raw()), Some(id));
+            }
             answers.count += 1;
-            answers.ids = answers.ids.wrapping_add(fnv(id.raw()));
-        }
+            answers.ids = answers.ids.wrapping_add(fnv(id));
+            true
+        });
         answers
     });
     let _ = child.wait();
     answers
+}
+
+/// Reads `input` to its end in [`CHUNK`] reads, calling `each` with every complete line
+/// (without its `\n`), then with `None` once the lines of a read are done; stops when
+/// `each` returns `false`.
+fn lines(mut input: impl Read, mut each: impl FnMut(Option<&[u8]>) -> bool) {
+    let mut buf = vec![0u8; CHUNK];
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            buf.resize(buf.len() * 2, 0);
+        }
+        let n = match input.read(buf.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        filled += n;
+        let data = buf.get(..filled).unwrap_or_default();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', data) {
+            if !each(data.get(start..end)) {
+                return;
+            }
+            start = end + 1;
+        }
+        buf.copy_within(start..filled, 0);
+        filled -= start;
+        if !each(None) {
+            return;
+        }
+    }
+    if filled > 0 {
+        each(buf.get(..filled));
+    }
+    each(None);
+}
+
+/// The top-level id of a line of the generated stream or of an answer to one: the value
+/// after the first `"id":` (nothing else in these lines has that key).
+fn top_id(line: &[u8]) -> Option<&[u8]> {
+    static FINDER: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"\"id\":"));
+    let rest = line.get(FINDER.find(line)? + 5..)?;
+    let end = memchr::memchr2(b',', b'}', rest)?;
+    Some(rest.get(..end)?.trim_ascii())
 }
 
 /// Round trips of one request at a time.
@@ -201,6 +336,7 @@ fn latencies(child: &mut Child, n: usize) -> Vec<Duration> {
         line.clear();
         stdout.read_until(b'\n', &mut line).expect("read");
         let elapsed = started.elapsed();
+        assert_eq!(top_id(&line), Some(i.to_string().as_bytes()), "the answer to {i}");
         // The first tenth warms up.
         if i >= n / 10 {
             times.push(elapsed);
@@ -212,36 +348,90 @@ fn latencies(child: &mut Child, n: usize) -> Vec<Duration> {
     times
 }
 
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+/// User and system time of every child process waited for so far (and of the children
+/// they waited for).
+fn children_cpu() -> Duration {
+    use nix::sys::resource::{getrusage, UsageWho};
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
+    let time = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(t.tv_sec().max(0) as u64)
+            + Duration::from_micros(t.tv_usec().max(0) as u64)
+    };
+    time(usage.user_time()) + time(usage.system_time())
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let at = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted.get(at).copied().unwrap_or_default()
 }
 
-/// Answers each request with `{"ok": true}` and its id; flushes when its input runs dry.
+/// A `File` on a duplicate of `fd` (plain `read`/`write` calls, no std buffering or locks).
+fn file(fd: BorrowedFd<'_>) -> File {
+    File::from(fd.try_clone_to_owned().expect("duplicate a standard descriptor"))
+}
+
+/// Answers each request (a line with an id) with `{"ok": true}` and its id; everything a
+/// read brought is answered in one write.
 fn echo_server() {
-    let stdin = std::io::stdin();
-    let mut input = BufReader::with_capacity(1 << 16, stdin.lock());
-    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match input.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        let body = line.strip_suffix(b"\n").unwrap_or(&line);
-        if let Ok(msg) = rpcscan::parse(body) {
-            if let (rpcscan::Kind::Request, Some(id)) = (msg.kind(), msg.id()) {
-                let _ = out.write_all(br#"{"jsonrpc":"2.0","id":"#);
-                let _ = out.write_all(id.raw());
-                let _ = out.write_all(b",\"result\":{\"ok\":true}}\n");
+    let mut output = file(std::io::stdout().as_fd());
+    let mut out = Vec::with_capacity(CHUNK);
+    lines(file(std::io::stdin().as_fd()), |line| match line {
+        Some(line) => {
+            if let Some(id) = top_id(line) {
+                out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+                out.extend_from_slice(id);
+                out.extend_from_slice(b",\"result\":{\"ok\":true}}\n");
             }
+            true
         }
-        if input.buffer().is_empty() && out.flush().is_err() {
-            break;
+        None => {
+            let ok = out.is_empty() || output.write_all(&out).is_ok();
+            out.clear();
+            ok
+        }
+    });
+}
+
+/// Copies both directions between the client and an echo server, looking at nothing.
+fn byte_relay() {
+    let mut server = Command::new(std::env::current_exe().expect("this executable"))
+        .env(ROLE, "echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the echo server");
+    let mut to_server = server.stdin.take().expect("stdin");
+    let mut from_server = server.stdout.take().expect("stdout");
+    let mut to_client = file(std::io::stdout().as_fd());
+    let back = std::thread::spawn(move || copy(&mut from_server, &mut to_client));
+    copy(&mut file(std::io::stdin().as_fd()), &mut to_server);
+    drop(to_server);
+    let _ = back.join();
+    let _ = server.wait();
+}
+
+/// `read` and `write` in [`CHUNK`]s until the end of `from` (not `std::io::copy`, which
+/// would `splice` pipes without the bytes ever reaching the relay).
+fn copy(from: &mut impl Read, to: &mut impl Write) {
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                if to.write_all(buf.get(..n).unwrap_or_default()).is_err() {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break,
         }
     }
-    let _ = out.flush();
 }
 
 /// The same job on serde_json `Value`s: parse every line, check the envelope, answer the
@@ -257,7 +447,8 @@ fn serde_relay() {
     let mut to_server = BufWriter::with_capacity(1 << 16, server.stdin.take().expect("stdin"));
     let from_server = server.stdout.take().expect("stdout");
     let table: Arc<Mutex<HashMap<u64, Value>>> = Arc::default();
-    let client = Arc::new(Mutex::new(BufWriter::with_capacity(1 << 16, std::io::stdout())));
+    let client =
+        Arc::new(Mutex::new(BufWriter::with_capacity(1 << 16, file(std::io::stdout().as_fd()))));
 
     let back = {
         let (table, client) = (table.clone(), client.clone());
@@ -276,58 +467,71 @@ fn serde_relay() {
                     .get("id")
                     .and_then(Value::as_u64)
                     .and_then(|n| table.lock().unwrap().remove(&n));
-                let Some(original) = original else { continue };
-                msg["id"] = original;
-                let mut out = client.lock().unwrap();
-                let _ = serde_json::to_writer(&mut *out, &msg);
-                let _ = out.write_all(b"\n");
+                if let Some(original) = original {
+                    msg["id"] = original;
+                    let mut out = client.lock().unwrap();
+                    let _ = serde_json::to_writer(&mut *out, &msg);
+                    let _ = out.write_all(b"\n");
+                }
                 if input.buffer().is_empty() {
-                    let _ = out.flush();
+                    let _ = client.lock().unwrap().flush();
                 }
             }
             let _ = client.lock().unwrap().flush();
         })
     };
 
-    let stdin = std::io::stdin();
-    let mut input = BufReader::with_capacity(1 << 16, stdin.lock());
+    let mut input = BufReader::with_capacity(1 << 16, file(std::io::stdin().as_fd()));
     let mut line = Vec::new();
     let mut next = 0u64;
+    let mut answered = false;
     let answer = |id: &Value, code: i64, message: &str| {
         let response = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
         let mut out = client.lock().unwrap();
         let _ = serde_json::to_writer(&mut *out, &response);
         let _ = out.write_all(b"\n");
-        let _ = out.flush();
     };
     loop {
         line.clear();
         if !matches!(input.read_until(b'\n', &mut line), Ok(n) if n > 0) {
             break;
         }
-        let Ok(mut msg) = serde_json::from_slice::<Value>(&line) else {
-            answer(&Value::Null, -32700, "Parse error");
-            continue;
-        };
-        let valid = msg.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
-            && msg.get("method").is_some_and(Value::is_string);
-        if !valid {
-            answer(&Value::Null, -32600, "Invalid Request");
-            continue;
-        }
-        if let Some(id) = msg.get("id").cloned() {
-            if msg.pointer("/params/name").and_then(Value::as_str) == Some(DENIED_TOOL) {
-                answer(&id, -32602, "Unknown tool");
-                continue;
+        match serde_json::from_slice::<Value>(&line) {
+            Err(_) => {
+                answer(&Value::Null, -32700, "Parse error");
+                answered = true;
             }
-            next += 1;
-            table.lock().unwrap().insert(next, id);
-            msg["id"] = Value::from(next);
+            Ok(msg)
+                if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0")
+                    || !msg.get("method").is_some_and(Value::is_string) =>
+            {
+                answer(&Value::Null, -32600, "Invalid Request");
+                answered = true;
+            }
+            Ok(mut msg) => match msg.get("id").cloned() {
+                Some(id)
+                    if msg.pointer("/params/name").and_then(Value::as_str) == Some(DENIED_TOOL) =>
+                {
+                    answer(&id, -32602, "Unknown tool");
+                    answered = true;
+                }
+                id => {
+                    if let Some(id) = id {
+                        next += 1;
+                        table.lock().unwrap().insert(next, id);
+                        msg["id"] = Value::from(next);
+                    }
+                    let _ = serde_json::to_writer(&mut to_server, &msg);
+                    let _ = to_server.write_all(b"\n");
+                }
+            },
         }
-        let _ = serde_json::to_writer(&mut to_server, &msg);
-        let _ = to_server.write_all(b"\n");
         if input.buffer().is_empty() {
             let _ = to_server.flush();
+            if answered {
+                let _ = client.lock().unwrap().flush();
+                answered = false;
+            }
         }
     }
     drop(to_server);

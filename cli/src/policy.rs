@@ -7,7 +7,9 @@
 //! The protocol's own methods ([`is_protocol`]) are never blocked: a client that cannot
 //! `initialize`, `ping`, cancel or follow its tasks is broken, not restricted.
 
-use rpcscan::Message;
+use std::borrow::Cow;
+
+use rpcscan::{Message, Str};
 
 use crate::filter::glob;
 
@@ -33,14 +35,27 @@ pub struct Policy {
 }
 
 /// MCP's own plumbing: lifecycle, liveness, cancellation, progress, tasks, discovery.
-pub fn is_protocol(method: &str) -> bool {
-    matches!(method, "initialize" | "ping" | "server/discover" | "subscriptions/listen")
-        || method.starts_with("notifications/")
-        || method.starts_with("tasks/")
+pub fn is_protocol(method: &[u8]) -> bool {
+    matches!(method, b"initialize" | b"ping" | b"server/discover" | b"subscriptions/listen")
+        || method.starts_with(b"notifications/")
+        || method.starts_with(b"tasks/")
 }
 
-fn any(globs: &[String], text: &str) -> bool {
-    globs.iter().any(|g| glob(g.as_bytes(), text.as_bytes()))
+fn any(globs: &[String], text: &[u8]) -> bool {
+    globs.iter().any(|g| glob(g.as_bytes(), text))
+}
+
+/// A string's decoded text as bytes, for matching: its raw bytes as they are when they
+/// hold no escape and only ASCII (the decoded text is then those very bytes: no UTF-8
+/// validation per message), else decoded; `None` when it does not decode.
+fn text<'a>(s: &Str<'a>) -> Option<Cow<'a, [u8]>> {
+    if !s.has_escapes() && s.raw().is_ascii() {
+        return Some(Cow::Borrowed(s.raw()));
+    }
+    Some(match s.decode().ok()? {
+        Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+        Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+    })
 }
 
 impl Policy {
@@ -58,7 +73,7 @@ impl Policy {
             return Ok(());
         }
         // Decoded, so that `tools\/call` or `"\u0065vil"` cannot slip past a glob.
-        let Some(method) = msg.method().and_then(|m| m.decode().ok()) else {
+        let Some(method) = msg.method().and_then(|m| text(&m)) else {
             return Err(Denial::Method);
         };
         if is_protocol(&method) {
@@ -69,16 +84,18 @@ impl Policy {
         {
             return Err(Denial::Method);
         }
-        if method != "tools/call" || (self.allow_tools.is_empty() && self.deny_tools.is_empty()) {
+        if *method != *b"tools/call" || (self.allow_tools.is_empty() && self.deny_tools.is_empty())
+        {
             return Ok(());
         }
-        let Some(tool) = msg.mcp().tool_name().and_then(|t| t.decode().ok()) else {
+        let Some(tool) = msg.mcp().tool_name().and_then(|t| text(&t)) else {
             return Err(Denial::NoToolName);
         };
         if (!self.allow_tools.is_empty() && !any(&self.allow_tools, &tool))
             || any(&self.deny_tools, &tool)
         {
-            return Err(Denial::Tool(tool.into_owned()));
+            // Decoded text: valid UTF-8, so nothing is lost.
+            return Err(Denial::Tool(String::from_utf8_lossy(&tool).into_owned()));
         }
         Ok(())
     }
@@ -125,6 +142,8 @@ mod tests {
             (&no_exec, req(r"tools\/call"), Err(Denial::NoToolName)),
             (&only_echo, call("echo"), Ok(())),
             (&only_echo, call("other"), Err(Denial::Tool("other".into()))),
+            (&only_echo, call("écho"), Err(Denial::Tool("écho".into()))),
+            (&no_exec, call("éxec"), Ok(())),
             (&only_echo, req("tools/list"), Ok(())),
             (
                 &only_echo,

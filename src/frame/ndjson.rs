@@ -118,8 +118,44 @@ impl NdjsonDecoder {
     }
 }
 
-impl Decode for NdjsonDecoder {
-    fn decode(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
+impl NdjsonDecoder {
+    /// Like [`Decode::decode`], but lends the next line to `f` instead of cutting it off the
+    /// buffer as a [`Frame`], and returns what `f` returns: no `Bytes` per line (no
+    /// reference counting), for a caller that is done with each line at once. Oversized
+    /// lines are reported and recovered as by `decode`; the two can be mixed on one
+    /// stream. At the end of input, call [`Decode::decode_eof`].
+    ///
+    /// ```
+    /// use bytes::BytesMut;
+    /// use rpcscan::frame::NdjsonDecoder;
+    ///
+    /// let mut decoder = NdjsonDecoder::new().max_message_size(8);
+    /// let mut buf = BytesMut::from(&b"{}\r\n\n0123456789\n[1]\n{"[..]);
+    /// let mut lines = Vec::new();
+    /// while let Some(item) = decoder.decode_with(&mut buf, |line| line.to_vec()) {
+    ///     lines.push(item.map_err(|too_large| too_large.len()));
+    /// }
+    /// assert_eq!(lines, [Ok(b"{}".to_vec()), Err(10), Ok(b"[1]".to_vec())]);
+    /// assert_eq!(&buf[..], b"{");
+    /// ```
+    pub fn decode_with<R>(
+        &mut self,
+        buf: &mut BytesMut,
+        f: impl FnOnce(&[u8]) -> R,
+    ) -> Option<Result<R, FrameError>> {
+        let (content, end) = match self.next_line(buf)? {
+            Ok(line) => line,
+            Err(e) => return Some(Err(e)),
+        };
+        let result = f(buf.get(..content).unwrap_or_default());
+        self.cur.skip(buf, end);
+        self.cur.searched = 0;
+        Some(Ok(result))
+    }
+
+    /// The next complete line, left at the front of `buf`: its length without the line
+    /// end, and with it; or the next oversized line's error; or `None` for more input.
+    fn next_line(&mut self, buf: &mut BytesMut) -> Option<Result<(usize, usize), FrameError>> {
         loop {
             if let Some(mut d) = self.discarding {
                 // Nothing of an oversized line is kept: search each byte once and drop it.
@@ -180,11 +216,22 @@ impl Decode for NdjsonDecoder {
                 self.cur.searched = 0;
                 continue;
             }
-            let mut line = self.cur.take(buf, i + 1);
-            self.cur.searched = 0;
-            line.truncate(content);
-            return Some(Ok(Frame::new(line.freeze(), start, Some(start))));
+            return Some(Ok((content, i + 1)));
         }
+    }
+}
+
+impl Decode for NdjsonDecoder {
+    fn decode(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {
+        let (content, end) = match self.next_line(buf)? {
+            Ok(line) => line,
+            Err(e) => return Some(Err(e)),
+        };
+        let start = self.cur.pos;
+        let mut line = self.cur.take(buf, end);
+        self.cur.searched = 0;
+        line.truncate(content);
+        Some(Ok(Frame::new(line.freeze(), start, Some(start))))
     }
 
     fn decode_eof(&mut self, buf: &mut BytesMut) -> Option<Result<Frame, FrameError>> {

@@ -2,12 +2,14 @@
 //! kill reaches everything it started (`npx` → `node`, `uv run` → `python`), and nothing
 //! is left behind when the proxy exits.
 
+use std::fs::File;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::process::{ExitStatus, Stdio};
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{Child, Command};
 
 /// The running server.
 pub struct Server {
@@ -32,25 +34,30 @@ impl Group {
     }
 }
 
-/// Starts `command` with piped stdin and stdout (stderr is the proxy's).
-pub fn spawn(command: &[String]) -> io::Result<(Server, ChildStdin, ChildStdout)> {
+/// Starts `command` with its stdin and stdout on pipes (stderr is the proxy's), and gives
+/// the proxy's ends of them: blocking files, written and read by the proxy's own threads
+/// (not tokio's pipes, whose every wait goes through the runtime's reactor).
+pub fn spawn(command: &[String]) -> io::Result<(Server, File, File)> {
     let (program, args) = command
         .split_first()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no server command"))?;
-    let mut child = Command::new(program)
+    let (stdin_read, stdin_write) = io::pipe()?;
+    let (stdout_read, stdout_write) = io::pipe()?;
+    // The `Command` holds the child's ends until it is dropped: drop it at once, or the
+    // server's stdout would never end.
+    let child = Command::new(program)
         .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+        .stdin(Stdio::from(stdin_read))
+        .stdout(Stdio::from(stdout_write))
         .stderr(Stdio::inherit())
         .process_group(0)
         .kill_on_drop(true)
         .spawn()?;
     let group =
         child.id().and_then(|pid| i32::try_from(pid).ok()).map(|pid| Group(Pid::from_raw(pid)));
-    match (child.stdin.take(), child.stdout.take()) {
-        (Some(stdin), Some(stdout)) => Ok((Server { child, group }, stdin, stdout)),
-        _ => Err(io::Error::other("no pipes to the server")),
-    }
+    let to_server = File::from(OwnedFd::from(stdin_write));
+    let from_server = File::from(OwnedFd::from(stdout_read));
+    Ok((Server { child, group }, to_server, from_server))
 }
 
 impl Server {

@@ -4,12 +4,22 @@
 //!
 //! | file | what it is |
 //! |---|---|
-//! | `mod.rs` | the options, the tasks (two readers, two writers) and the shutdown |
+//! | `mod.rs` | the options, the two relaying threads and the shutdown |
 //! | `route.rs` | the decisions per message: policy, id rewriting, cancellation, answers |
 //! | `child.rs` | the server in its own process group: signals, kill |
 //!
 //! The policy flags (`crate::policy`) and the `--log` records (`crate::log`) are shared
 //! with `rpcscan gateway`.
+//!
+//! **The data path.** One thread per direction reads its input with plain blocking reads
+//! (up to 128 KiB at a time), routes every complete line of the read, then writes what the
+//! routing produced: one write per destination and read, however many messages the read
+//! held, and at once (nothing waits for more input). The server's stdin and the client's
+//! stdout are each shared by the two threads (a denied request is answered by the client
+//! thread, an oversized server request by the server thread) under a mutex, a batch of
+//! whole lines per write. The tokio runtime only waits for the server, the signals and the
+//! deadlines. A write that blocks (a reader that does not read) stops that thread's reading,
+//! which is the backpressure a pipe gives.
 //!
 //! **Shutdown.** When the client closes stdin, the server's stdin is closed; if the server
 //! is still running after `--grace` it gets SIGTERM, and after another `--grace` SIGKILL.
@@ -21,24 +31,22 @@
 mod child;
 mod route;
 
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::fs::File;
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use clap::Args;
-use futures_util::StreamExt;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
-use rpcscan::frame::NdjsonDecoder;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
-use tokio::net::unix::pipe;
+use rpcscan::frame::{Decode, NdjsonDecoder};
 use tokio::signal::unix::{signal, SignalKind};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::{sleep_until, timeout, Instant};
-use tokio_util::codec::FramedRead;
 
 use self::route::{Out, Router};
 use crate::log::{self, Event};
@@ -122,8 +130,8 @@ pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|_| bad())
 }
 
-/// Runs the proxy to the end; never returns normally (the blocking read of stdin would
-/// keep the runtime alive), so the exit code goes straight to the process.
+/// Runs the proxy to the end; never returns normally (the thread reading stdin may still
+/// be blocked in its read), so the exit code goes straight to the process.
 pub fn run(args: ProxyArgs) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -136,13 +144,6 @@ pub fn run(args: ProxyArgs) -> ExitCode {
     std::process::exit(code)
 }
 
-/// What goes to the server's stdin.
-enum ToServer {
-    Line(Bytes),
-    /// Close the server's stdin (the client closed ours).
-    Close,
-}
-
 async fn proxy(args: ProxyArgs) -> i32 {
     let (log, log_writer) = match log::open(args.log.as_deref()) {
         Ok(log) => log,
@@ -152,7 +153,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
         }
     };
     let (stdin, stdout) =
-        match (own_reader(std::io::stdin().as_fd()), own_writer(std::io::stdout().as_fd())) {
+        match (own_file(std::io::stdin().as_fd()), own_file(std::io::stdout().as_fd())) {
             (Ok(stdin), Ok(stdout)) => (stdin, stdout),
             (Err(e), _) | (_, Err(e)) => {
                 eprintln!("rpcscan proxy: standard input/output: {e}");
@@ -193,14 +194,34 @@ async fn proxy(args: ProxyArgs) -> i32 {
         log.clone(),
     ));
 
-    let (client_tx, client_rx) = mpsc::channel::<Option<Bytes>>(256);
-    let (server_tx, server_rx) = mpsc::channel::<ToServer>(256);
-    let client_writer = tokio::spawn(write_client(client_rx, stdout));
-    tokio::spawn(write_server(server_rx, server_in));
+    let client = Arc::new(Sink::new("client", stdout));
+    let server_sink = Arc::new(Sink::new("server", server_in));
     let (eof_tx, mut client_eof) = oneshot::channel::<()>();
-    tokio::spawn(read_client(stdin, router.clone(), client_tx.clone(), server_tx.clone(), eof_tx));
-    let mut server_reader =
-        tokio::spawn(read_server(server_out, router.clone(), client_tx.clone(), server_tx));
+    let (done_tx, server_done) = oneshot::channel::<()>();
+    let started = spawn_relay("client", {
+        let (router, client, server) = (router.clone(), client.clone(), server_sink.clone());
+        move || {
+            relay(stdin, Side::Client, &router, &client, &server);
+            // The client closed our stdin: close the server's.
+            server.close();
+            let _ = eof_tx.send(());
+        }
+    })
+    .and_then(|()| {
+        spawn_relay("server", {
+            let (router, client, server) = (router.clone(), client.clone(), server_sink.clone());
+            move || {
+                relay(server_out, Side::Server, &router, &client, &server);
+                let _ = done_tx.send(());
+            }
+        })
+    });
+    if let Err(e) = started {
+        eprintln!("rpcscan proxy: cannot start a thread: {e}");
+        drop(server);
+        log_writer.finish();
+        return 2;
+    }
 
     // Closing: stdin closed, waiting for the server; Terminating: SIGTERM (or the client's
     // signal) sent; Killing: SIGKILL sent.
@@ -258,19 +279,16 @@ async fn proxy(args: ProxyArgs) -> i32 {
     };
 
     // The group is killed by now: its stdout ends, unless a process that left the group
-    // holds it, which gets a moment.
-    if timeout(Duration::from_secs(2), &mut server_reader).await.is_err() {
-        server_reader.abort();
-    }
+    // holds it, which gets a moment (then the thread reading it is left behind: the
+    // process exits).
+    let _ = timeout(Duration::from_secs(2), server_done).await;
     let mut out = Out::default();
     router.server_gone(&mut out);
-    if !out.to_client.is_empty() {
-        let _ = client_tx.send(Some(out.to_client.freeze())).await;
-    }
-    let _ = client_tx.send(None).await;
-    if let Ok(Ok(Err(e))) = timeout(grace.max(Duration::from_secs(1)), client_writer).await {
-        eprintln!("rpcscan proxy: writing to the client: {e}");
-    }
+    out.release();
+    let answers = std::mem::take(&mut out.to_client);
+    // The client's stdout may be blocked (a client that does not read): don't wait forever.
+    let last = tokio::task::spawn_blocking(move || client.write(&answers));
+    let _ = timeout(grace.max(Duration::from_secs(1)), last).await;
     let code = match status {
         Ok(status) => {
             use std::os::unix::process::ExitStatusExt;
@@ -287,37 +305,11 @@ async fn proxy(args: ProxyArgs) -> i32 {
     code
 }
 
-/// Our own handle on fd 0: `tokio::io::stdin()` goes through std's `Stdin` and a blocking
-/// thread per read. A pipe (the MCP case) is read through epoll; anything else (a file, a
-/// terminal) through tokio's blocking file reads.
-fn own_reader(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncRead + Send>>> {
-    let owned = fd.try_clone_to_owned()?;
-    if is_fifo(&owned) {
-        if let Ok(pipe) = pipe::Receiver::from_owned_fd(owned.try_clone()?) {
-            return Ok(Box::pin(pipe));
-        }
-    }
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(owned))))
-}
-
-/// Our own handle on fd 1, as [`own_reader`]; besides, `tokio::io::stdout()` would wait on
-/// std's `Stdout` lock, which the rest of the CLI may hold for the whole run.
-fn own_writer(fd: BorrowedFd<'_>) -> std::io::Result<Pin<Box<dyn AsyncWrite + Send>>> {
-    let owned = fd.try_clone_to_owned()?;
-    if is_fifo(&owned) {
-        if let Ok(pipe) = pipe::Sender::from_owned_fd(owned.try_clone()?) {
-            return Ok(Box::pin(pipe));
-        }
-    }
-    Ok(Box::pin(tokio::fs::File::from_std(std::fs::File::from(owned))))
-}
-
-fn is_fifo(fd: &OwnedFd) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    fd.try_clone()
-        .map(std::fs::File::from)
-        .and_then(|file| file.metadata())
-        .is_ok_and(|m| m.file_type().is_fifo())
+/// Our own blocking file on a duplicate of fd 0 or 1: read and written with plain system
+/// calls by the relaying threads (`tokio::io::stdin()` would read through std's `Stdin` and
+/// a blocking-pool thread per read; std's `Stdout` has a lock the rest of the CLI may hold).
+fn own_file(fd: BorrowedFd<'_>) -> io::Result<File> {
+    fd.try_clone_to_owned().map(File::from)
 }
 
 /// The next delivery of a signal (never, when it could not be caught).
@@ -330,158 +322,166 @@ async fn caught(stream: &mut Option<tokio::signal::unix::Signal>) {
     std::future::pending().await
 }
 
-/// Client stdin → the router → the server (and answers → the client).
-async fn read_client(
-    input: impl AsyncRead + Unpin,
-    router: Arc<Router>,
-    to_client: mpsc::Sender<Option<Bytes>>,
-    to_server: mpsc::Sender<ToServer>,
-    eof: oneshot::Sender<()>,
-) {
-    let decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
-    let mut frames = FramedRead::new(input, decoder);
+/// Which side a relaying thread reads.
+#[derive(Clone, Copy)]
+enum Side {
+    Client,
+    Server,
+}
+
+fn spawn_relay(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()> {
+    std::thread::Builder::new().name(format!("rpcscan-proxy-{name}")).spawn(f).map(drop)
+}
+
+/// Most bytes read at once.
+const READ: usize = 128 * 1024;
+
+/// Most bytes routed before they are written (a read holds at most [`READ`] and its
+/// outputs are written when its lines are done; this bounds the answers to one read).
+const BATCH: usize = 256 * 1024;
+
+/// Reads `input` to its end (or a read error) and routes every line: each read's lines
+/// are routed, then their outputs written, one write per destination.
+fn relay<'r>(mut input: File, side: Side, router: &'r Router, client: &Sink, server: &Sink) {
+    let mut decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
+    let mut scratch = vec![0u8; READ];
+    let mut buf = BytesMut::with_capacity(READ);
     let mut out = Out::default();
-    while let Some(item) = frames.next().await {
-        match item {
-            Ok(Ok(frame)) => router.client_line(frame.bytes(), &mut out),
-            Ok(Err(too_large)) => {
-                router.client_oversized(&too_large, frames.decoder().recovery(), &mut out)
-            }
+    loop {
+        let n = match read(&mut input, &mut scratch) {
+            Ok(n) => n,
             Err(e) => {
-                eprintln!("rpcscan proxy: reading from the client: {e}");
-                break;
+                eprintln!("rpcscan proxy: reading from the {}: {e}", side.name());
+                0
+            }
+        };
+        buf.extend_from_slice(scratch.get(..n).unwrap_or_default());
+        let eof = n == 0;
+        loop {
+            let route = |line: &[u8], out: &mut Out<'r>| match side {
+                Side::Client => router.client_line(line, out),
+                Side::Server => router.server_line(line, out),
+            };
+            // Each line is lent, not cut off as `Bytes`; the last one at the end of input
+            // comes as a frame.
+            let item = if eof {
+                decoder
+                    .decode_eof(&mut buf)
+                    .map(|item| item.map(|frame| route(frame.bytes(), &mut out)))
+            } else {
+                decoder.decode_with(&mut buf, |line| route(line, &mut out))
+            };
+            match item {
+                None => break,
+                Some(Ok(())) => {}
+                Some(Err(too_large)) => match side {
+                    Side::Client => {
+                        router.client_oversized(&too_large, decoder.recovery(), &mut out)
+                    }
+                    Side::Server => {
+                        router.server_oversized(&too_large, decoder.recovery(), &mut out)
+                    }
+                },
+            }
+            if out.to_client.len() + out.to_server.len() >= BATCH {
+                send(&mut out, client, server);
             }
         }
-        if !more_ready(frames.read_buffer(), &out) {
-            flush(&mut out, &to_client, &to_server).await;
+        send(&mut out, client, server);
+        if eof {
+            return;
         }
     }
-    flush(&mut out, &to_client, &to_server).await;
-    let _ = to_server.send(ToServer::Close).await;
-    let _ = eof.send(());
 }
 
-/// Server stdout → the router → the client.
-async fn read_server(
-    input: impl AsyncRead + Unpin,
-    router: Arc<Router>,
-    to_client: mpsc::Sender<Option<Bytes>>,
-    to_server: mpsc::Sender<ToServer>,
-) {
-    let decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
-    let mut frames = FramedRead::new(input, decoder);
-    let mut out = Out::default();
-    while let Some(item) = frames.next().await {
-        match item {
-            Ok(Ok(frame)) => router.server_line(frame.bytes(), &mut out),
-            Ok(Err(too_large)) => {
-                router.server_oversized(&too_large, frames.decoder().recovery(), &mut out)
-            }
-            Err(e) => {
-                eprintln!("rpcscan proxy: reading from the server: {e}");
-                break;
-            }
-        }
-        if !more_ready(frames.read_buffer(), &out) {
-            flush(&mut out, &to_client, &to_server).await;
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Client => "client",
+            Side::Server => "server",
         }
     }
-    flush(&mut out, &to_client, &to_server).await;
 }
 
-/// Whether to route the next frame before handing `out` over: only while a whole line is
-/// already buffered (the next frame needs no read, so nothing waits) and `out` is small.
-/// Under load this sends one batch per read instead of one message at a time.
-fn more_ready(buffered: &[u8], out: &Out) -> bool {
-    if out.to_client.len() + out.to_server.len() >= 64 * 1024 {
-        return false;
-    }
-    // A blank line is skipped, not a frame: after it the decoder may need to read.
-    memchr::memchr(b'\n', buffered)
-        .and_then(|end| buffered.get(..end))
-        .is_some_and(|line| !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')))
-}
-
-/// Hands what a routing call wrote to the writers (waiting while they are full: the
-/// reader then stops reading, which is the backpressure a pipe gives).
-async fn flush(
-    out: &mut Out,
-    to_client: &mpsc::Sender<Option<Bytes>>,
-    to_server: &mpsc::Sender<ToServer>,
-) {
+/// Writes what the routing produced, and empties the buffers (keeping their memory). The
+/// router's state is released first: a write may block, and the other thread may need it
+/// to make progress.
+fn send(out: &mut Out<'_>, client: &Sink, server: &Sink) {
+    out.release();
     if !out.to_server.is_empty() {
-        let _ = to_server.send(ToServer::Line(out.to_server.split().freeze())).await;
+        server.write(&out.to_server);
+        out.to_server.clear();
     }
     if !out.to_client.is_empty() {
-        let _ = to_client.send(Some(out.to_client.split().freeze())).await;
+        client.write(&out.to_client);
+        out.to_client.clear();
     }
 }
 
-/// Most bytes gathered into one write.
-const BATCH: usize = 1 << 20;
-
-/// Writes to the client, until `None`: what is queued at once goes out in one write.
-async fn write_client(
-    mut queue: mpsc::Receiver<Option<Bytes>>,
-    mut out: impl AsyncWrite + Unpin,
-) -> std::io::Result<()> {
-    let mut batch = BytesMut::new();
-    while let Some(Some(first)) = queue.recv().await {
-        let mut last = false;
-        batch.extend_from_slice(&first);
-        while batch.len() < BATCH {
-            match queue.try_recv() {
-                Ok(Some(line)) => batch.extend_from_slice(&line),
-                Ok(None) => {
-                    last = true;
-                    break;
-                }
-                Err(_) => break,
-            }
-        }
-        out.write_all(&batch).await?;
-        batch.clear();
-        out.flush().await?;
-        if last {
-            return Ok(());
-        }
-    }
-    out.flush().await
+/// The client's stdout or the server's stdin, shared by the two relaying threads.
+struct Sink {
+    name: &'static str,
+    /// `None` once closed, or after a write failed.
+    file: Mutex<Option<File>>,
 }
 
-/// Writes to the server until `Close` (or every sender is gone), then closes its stdin.
-async fn write_server(mut queue: mpsc::Receiver<ToServer>, mut out: impl AsyncWrite + Unpin) {
-    let mut batch = BytesMut::new();
-    let mut broken = false;
-    while let Some(ToServer::Line(first)) = queue.recv().await {
-        let mut last = false;
-        batch.extend_from_slice(&first);
-        while batch.len() < BATCH {
-            match queue.try_recv() {
-                Ok(ToServer::Line(line)) => batch.extend_from_slice(&line),
-                Ok(ToServer::Close) => {
-                    last = true;
-                    break;
-                }
-                Err(_) => break,
-            }
+impl Sink {
+    fn new(name: &'static str, file: File) -> Self {
+        Sink { name, file: Mutex::new(Some(file)) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<File>> {
+        self.file.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes whole lines; after an error everything is dropped (the reader is going away:
+    /// a server's requests in flight are answered when it is gone).
+    fn write(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
         }
-        if !broken {
-            if let Err(e) = async {
-                out.write_all(&batch).await?;
-                out.flush().await
+        let mut file = self.lock();
+        if let Some(f) = file.as_mut() {
+            if let Err(e) = write_all(f, bytes) {
+                eprintln!("rpcscan proxy: writing to the {}: {e}", self.name);
+                *file = None;
             }
-            .await
-            {
-                // The server is going away; what it was sent is answered when it is gone.
-                eprintln!("rpcscan proxy: writing to the server: {e}");
-                broken = true;
-            }
-        }
-        batch.clear();
-        if last {
-            break;
         }
     }
-    let _ = out.shutdown().await;
+
+    fn close(&self) {
+        self.lock().take();
+    }
+}
+
+/// `read`, waiting in `poll` if the descriptor was handed over non-blocking.
+fn read(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLIN)?,
+            result => return result,
+        }
+    }
+}
+
+/// `write_all`, waiting in `poll` if the descriptor was handed over non-blocking.
+fn write_all(file: &mut File, mut bytes: &[u8]) -> io::Result<()> {
+    while !bytes.is_empty() {
+        match file.write(bytes) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn wait(fd: BorrowedFd<'_>, events: PollFlags) -> io::Result<()> {
+    match poll(&mut [PollFd::new(fd, events)], PollTimeout::NONE) {
+        Ok(_) | Err(nix::errno::Errno::EINTR) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -37,11 +37,23 @@ const SERVER_GONE: &[u8] = br#"{"reason": "the MCP server exited before respondi
 /// How many cancelled downstream ids are remembered, to drop their late responses quietly.
 const CANCELLED_KEPT: usize = 4096;
 
-/// Lines to send, appended by the routing calls.
+/// Lines to send, appended by the routing calls; and, between [`Out::release`] calls, the
+/// lock on the router's state, taken by the first message that needs it and then kept for
+/// the rest of the batch (one lock per batch, not per message: the two relaying threads
+/// would otherwise fight over it at every message).
 #[derive(Default)]
-pub struct Out {
+pub struct Out<'r> {
     pub to_server: BytesMut,
     pub to_client: BytesMut,
+    held: Option<MutexGuard<'r, State>>,
+}
+
+impl Out<'_> {
+    /// Lets the other thread have the router's state (before any write or read, which may
+    /// block).
+    pub fn release(&mut self) {
+        self.held = None;
+    }
 }
 
 /// The proxy's settings and its one piece of shared state.
@@ -110,8 +122,9 @@ impl Router {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The state, locked until `held` is released.
+    fn state<'r, 'o>(&'r self, held: &'o mut Option<MutexGuard<'r, State>>) -> &'o mut State {
+        held.get_or_insert_with(|| self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
     /// Writes an answer to `buf` as one line and logs it as a `proxy` record.
@@ -123,7 +136,7 @@ impl Router {
     }
 
     /// One line from the client.
-    pub fn client_line(&self, line: &[u8], out: &mut Out) {
+    pub fn client_line<'r>(&'r self, line: &[u8], out: &mut Out<'r>) {
         let msg = match self.parser.parse(line) {
             Ok(msg) => msg,
             Err(invalid) => {
@@ -155,7 +168,7 @@ impl Router {
         }
     }
 
-    fn client_request(&self, msg: &Message<'_>, out: &mut Out) {
+    fn client_request<'r>(&'r self, msg: &Message<'_>, out: &mut Out<'r>) {
         let id = msg.id().map_or(&b"null"[..], |id| id.raw());
         if let Err(denial) = self.policy.check(msg) {
             let mut data = Vec::new();
@@ -192,9 +205,8 @@ impl Router {
             );
             return;
         }
-        let mut state = self.lock();
+        let state = self.state(&mut out.held);
         if state.server_gone {
-            drop(state);
             self.answer(
                 &mut out.to_client,
                 ErrorResponse::standard(INTERNAL_ERROR).id(id).data(SERVER_GONE),
@@ -203,7 +215,6 @@ impl Router {
             return;
         }
         if state.table.len() >= self.max_in_flight {
-            drop(state);
             let data = format!(
                 r#"{{"reason": "too many requests in flight", "max_in_flight": {}}}"#,
                 self.max_in_flight
@@ -221,7 +232,7 @@ impl Router {
         out.to_server.put_u8(b'\n');
     }
 
-    fn client_notification(&self, msg: &Message<'_>, out: &mut Out) {
+    fn client_notification<'r>(&'r self, msg: &Message<'_>, out: &mut Out<'r>) {
         let line = msg.as_bytes();
         if self.policy.check(msg).is_err() {
             self.log.event(Event {
@@ -245,9 +256,8 @@ impl Router {
             out.to_server.put_u8(b'\n');
             return;
         };
-        let mut state = self.lock();
+        let state = self.state(&mut out.held);
         let Some(pending) = state.table.find(&(), &asked) else {
-            drop(state);
             self.log.event(Event {
                 from: Some("client"),
                 id: Some(asked.raw()),
@@ -264,7 +274,6 @@ impl Router {
         if let Some(n) = with_integer_id(&downstream, |id| id.as_u64()).flatten() {
             state.cancelled.insert(n);
         }
-        drop(state);
         self.log.event(Event {
             from: Some("client"),
             id: Some(asked.raw()),
@@ -273,7 +282,12 @@ impl Router {
     }
 
     /// An oversized line from the client, with what the recovery found in it.
-    pub fn client_oversized(&self, err: &FrameError, found: Option<&IdRecovery>, out: &mut Out) {
+    pub fn client_oversized<'r>(
+        &'r self,
+        err: &FrameError,
+        found: Option<&IdRecovery>,
+        out: &mut Out<'r>,
+    ) {
         let id = found.and_then(IdRecovery::finish).filter(|id| !id.is_null());
         let is_response =
             found.is_some_and(|r| !r.saw_method() && (r.saw_result() || r.saw_error()));
@@ -306,7 +320,7 @@ impl Router {
     }
 
     /// One line from the server.
-    pub fn server_line(&self, line: &[u8], out: &mut Out) {
+    pub fn server_line<'r>(&'r self, line: &[u8], out: &mut Out<'r>) {
         let msg = match self.parser.parse(line) {
             Ok(msg) => msg,
             Err(invalid) => {
@@ -325,16 +339,14 @@ impl Router {
             self.to_client(line, out);
             return;
         }
-        let mut state = self.lock();
+        let state = self.state(&mut out.held);
         let start = out.to_client.len();
         if state.table.restore(&msg, &mut out.to_client).is_some() {
-            drop(state);
             self.log.message("s2c", out.to_client.get(start..).unwrap_or_default());
             out.to_client.put_u8(b'\n');
             return;
         }
         let Some(id) = msg.id().filter(|id| !id.is_null()) else {
-            drop(state);
             // An error about a request the server could not read: the client's business.
             self.to_client(line, out);
             return;
@@ -345,7 +357,6 @@ impl Router {
             eprintln!("rpcscan proxy: dropping a response with unknown id {id}");
             "response with an unknown id"
         };
-        drop(state);
         self.log.event(Event {
             from: Some("server"),
             reason: Some(reason),
@@ -354,14 +365,19 @@ impl Router {
         });
     }
 
-    fn to_client(&self, line: &[u8], out: &mut Out) {
+    fn to_client<'r>(&'r self, line: &[u8], out: &mut Out<'r>) {
         self.log.message("s2c", line);
         out.to_client.put_slice(line);
         out.to_client.put_u8(b'\n');
     }
 
     /// An oversized line from the server: a response is answered for it at once.
-    pub fn server_oversized(&self, err: &FrameError, found: Option<&IdRecovery>, out: &mut Out) {
+    pub fn server_oversized<'r>(
+        &'r self,
+        err: &FrameError,
+        found: Option<&IdRecovery>,
+        out: &mut Out<'r>,
+    ) {
         let reason = format!(
             "the MCP server's response exceeded --max-message-size ({} bytes)",
             self.max_message_size
@@ -385,10 +401,9 @@ impl Router {
             );
             return;
         }
-        let mut state = self.lock();
+        let state = self.state(&mut out.held);
         let pending = state.table.remove(&id);
         let cancelled = pending.is_none() && state.cancelled.take(&id);
-        drop(state);
         match pending {
             Some(pending) => self.answer(
                 &mut out.to_client,
@@ -408,11 +423,10 @@ impl Router {
 
     /// The server is gone and its output read to the end: every request still in flight
     /// was never answered, so the proxy answers it -32603. New requests get the same.
-    pub fn server_gone(&self, out: &mut Out) {
-        let mut state = self.lock();
+    pub fn server_gone<'r>(&'r self, out: &mut Out<'r>) {
+        let state = self.state(&mut out.held);
         state.server_gone = true;
         let pending: Vec<_> = state.table.drain().collect();
-        drop(state);
         for p in pending {
             self.answer(
                 &mut out.to_client,
