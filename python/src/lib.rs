@@ -6,6 +6,7 @@
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
 //! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
+//! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
 //!
 //! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
 //! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
@@ -14,6 +15,7 @@
 
 mod arrow_input;
 mod buffer;
+mod pair;
 mod scan;
 
 use std::borrow::Cow;
@@ -317,6 +319,7 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan::scan_path, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::pair, m)?)?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
     Ok(())

@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::types::Int8Type;
 use arrow_array::{
-    ArrayRef, Int64Array, LargeStringArray, RecordBatch, RecordBatchIterator, StringArray,
-    UInt64Array,
+    ArrayRef, DictionaryArray, Int64Array, Int8Array, LargeStringArray, RecordBatch,
+    RecordBatchIterator, StringArray, UInt64Array,
 };
 use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
@@ -23,7 +24,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rpcscan::frame::Framing;
 use rpcscan::{Kind, Parser, Validation};
-use rpcscan_cli::input::{self, Command, Input, Item, Output, Settings, Source, Stop, Verdict};
+use rpcscan_cli::input::{
+    self, Command, Extract, Input, Item, Output, Settings, Source, Stop, Verdict,
+};
 
 use crate::buffer::Bytes;
 
@@ -32,14 +35,14 @@ const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
 
 /// A column of optional strings, appended to and merged in input order.
 #[derive(Default)]
-struct Strings {
+pub(crate) struct Strings {
     data: Vec<u8>,
     ends: Vec<i64>,
     valid: Vec<bool>,
 }
 
 impl Strings {
-    fn push(&mut self, value: Option<&[u8]>) {
+    pub(crate) fn push(&mut self, value: Option<&[u8]>) {
         if let Some(v) = value {
             self.data.extend_from_slice(v);
         }
@@ -54,7 +57,7 @@ impl Strings {
         self.valid.extend(from.valid);
     }
 
-    fn into_array(self) -> Result<ArrayRef, arrow_schema::ArrowError> {
+    pub(crate) fn into_array(self) -> Result<ArrayRef, arrow_schema::ArrowError> {
         let mut offsets = Vec::with_capacity(self.ends.len() + 1);
         offsets.push(0i64);
         offsets.extend(self.ends);
@@ -176,7 +179,19 @@ fn batch(rows: Rows) -> Result<RecordBatch, arrow_schema::ArrowError> {
     RecordBatch::try_new(schema(), columns)
 }
 
-fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Settings> {
+/// The engine's settings from `scan` / `pair`'s keyword arguments: the CLI's `--framing`,
+/// `--mode`, `--max-message-size`, `--line-format`, `--json-field`, `--ts-field`,
+/// `--dir-field`, checked the same way.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn settings(
+    framing: &str,
+    mode: &str,
+    max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
+) -> PyResult<Settings> {
     let framing = match framing {
         "auto" => None,
         name => Some(name.parse::<Framing>().map_err(|e| {
@@ -195,12 +210,43 @@ fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Sett
     if max_message_size == 0 {
         return Err(PyValueError::new_err("max_message_size must be at least 1"));
     }
+    let extract = match (line_format, json_field) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err("give line_format or json_field, not both"))
+        }
+        (Some(re), None) => {
+            if ts_field.is_some() || dir_field.is_some() {
+                return Err(PyValueError::new_err(
+                    "ts_field and dir_field go with json_field; line_format names its \
+                     (?<ts>...) and (?<dir>...) groups",
+                ));
+            }
+            Some(
+                Extract::regex(re)
+                    .map_err(|e| PyValueError::new_err(format!("line_format: {e}")))?,
+            )
+        }
+        (None, Some(msg)) => Some(
+            Extract::fields(msg, ts_field, dir_field)
+                .map_err(|e| PyValueError::new_err(format!("json_field: {e}")))?,
+        ),
+        (None, None) => {
+            if ts_field.is_some() || dir_field.is_some() {
+                return Err(PyValueError::new_err("ts_field and dir_field need json_field"));
+            }
+            None
+        }
+    };
+    if extract.is_some() && framing.is_some_and(|f| f != Framing::Ndjson) {
+        return Err(PyValueError::new_err("log lines (line_format, json_field) are NDJSON"));
+    }
     Ok(Settings {
-        framing,
+        // Log records are lines.
+        framing: if extract.is_some() { Some(Framing::Ndjson) } else { framing },
         parser: Parser::new().validation(mode),
         max_message_size,
         mmap: true,
-        extract: None,
+        extract: extract.map(Arc::new),
     })
 }
 
@@ -208,17 +254,19 @@ fn names<const N: usize>(names: [&str; N]) -> String {
     names.join(", ")
 }
 
-/// Runs the engine over one input, without the GIL.
-fn run(py: Python<'_>, settings: &Settings, input: Input) -> PyResult<Table> {
+/// Runs the engine over one input with `cmd`, without the GIL: its merged tally.
+pub(crate) fn run_engine<C: Command>(
+    py: Python<'_>,
+    cmd: &C,
+    settings: &Settings,
+    input: Input,
+) -> PyResult<C::Tally> {
     let result = py.detach(|| {
         let mut out = Output::discard();
-        input::run(&Collect, settings, &[input], &mut out).map(|run| (run.failed, run.tally))
+        input::run(cmd, settings, &[input], &mut out).map(|run| (run.failed, run.tally))
     });
     match result {
-        Ok((false, rows)) => {
-            let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            Ok(Table { batch })
-        }
+        Ok((false, tally)) => Ok(tally),
         Ok((true, _)) => Err(PyOSError::new_err("read error (see stderr)")),
         Err(Stop::Panic) => Err(PyRuntimeError::new_err("internal error: a worker panicked")),
         Err(Stop::BrokenPipe | Stop::Output(_)) => {
@@ -238,28 +286,86 @@ fn os_error(e: &std::io::Error, path: &std::path::Path) -> PyErr {
     }
 }
 
+/// Where a `scan` or `pair` reads from.
+pub(crate) enum Prepared {
+    /// A file or bytes, through the engine.
+    Engine(Input),
+    /// Arrow arrays of messages, one per element (`crate::arrow_input`).
+    Arrow(Vec<ArrayRef>),
+}
+
+impl Prepared {
+    /// A path: open errors become the matching `OSError` subclass (`FileNotFoundError`...)
+    /// here, rather than a note on stderr from the engine.
+    pub(crate) fn path(path: PathBuf) -> PyResult<Prepared> {
+        let meta = std::fs::File::open(&path)
+            .and_then(|f| f.metadata())
+            .map_err(|e| os_error(&e, &path))?;
+        if meta.is_dir() {
+            return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!(
+                "{}: is a directory",
+                path.display()
+            )));
+        }
+        Ok(Prepared::Engine(Input::Path(path)))
+    }
+
+    /// Bytes-like data, copied with the GIL held (a `bytearray` could be written to by
+    /// another thread), then read as the CLI reads a pipe.
+    pub(crate) fn bytes(data: &Bound<'_, PyAny>) -> PyResult<Prepared> {
+        let bytes = Bytes::get(data)?;
+        let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
+        drop(bytes);
+        Ok(Prepared::Engine(Input::Bytes(owned)))
+    }
+
+    /// An object with the Arrow PyCapsule interface.
+    pub(crate) fn arrow(array: &Bound<'_, PyAny>, settings: &Settings) -> PyResult<Prepared> {
+        if settings.extract.is_some() {
+            return Err(PyValueError::new_err(
+                "an Arrow source holds one message per element: no line_format / json_field",
+            ));
+        }
+        Ok(Prepared::Arrow(crate::arrow_input::import(array)?))
+    }
+
+    /// Runs `cmd` over it, without the GIL: the merged tally.
+    pub(crate) fn run<C: Command>(
+        self,
+        py: Python<'_>,
+        cmd: &C,
+        settings: &Settings,
+    ) -> PyResult<C::Tally> {
+        match self {
+            Prepared::Engine(input) => run_engine(py, cmd, settings, input),
+            Prepared::Arrow(arrays) => {
+                let tally = py.detach(|| crate::arrow_input::scan(cmd, &arrays, settings))?;
+                // Released here, with the GIL held (their producer may need it).
+                drop(arrays);
+                Ok(tally)
+            }
+        }
+    }
+}
+
 /// Scans a file (NDJSON files are memory-mapped and scanned on all cores).
 #[pyfunction]
-#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE))]
+#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_path(
     py: Python<'_>,
     path: PathBuf,
     framing: &str,
     mode: &str,
     max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
 ) -> PyResult<Table> {
-    let settings = settings(framing, mode, max_message_size)?;
-    // Open errors become the matching OSError subclass (FileNotFoundError, ...), here,
-    // rather than a note on stderr from the engine.
-    let meta =
-        std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(&e, &path))?;
-    if meta.is_dir() {
-        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!(
-            "{}: is a directory",
-            path.display()
-        )));
-    }
-    run(py, &settings, Input::Path(path))
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    table(Prepared::path(path)?.run(py, &Collect, &settings)?)
 }
 
 /// Scans an Arrow array or chunked array of messages, one per element
@@ -272,31 +378,76 @@ pub fn scan_arrow(
     mode: &str,
     max_message_size: usize,
 ) -> PyResult<Table> {
-    let settings = settings("ndjson", mode, max_message_size)?;
-    let arrays = crate::arrow_input::import(array)?;
-    let rows = py.detach(|| crate::arrow_input::scan(&arrays, &settings))?;
-    // The imported arrays are released here, with the GIL held (their producer may need it).
-    drop(arrays);
-    let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok(Table { batch })
+    let settings = settings("ndjson", mode, max_message_size, None, None, None, None)?;
+    table(Prepared::arrow(array, &settings)?.run(py, &Collect, &settings)?)
 }
 
 /// Scans bytes already in memory, as the CLI reads a pipe.
 #[pyfunction]
-#[pyo3(signature = (data, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE))]
+#[pyo3(signature = (data, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_bytes(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     framing: &str,
     mode: &str,
     max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
 ) -> PyResult<Table> {
-    let settings = settings(framing, mode, max_message_size)?;
-    let bytes = Bytes::get(data)?;
-    // Copied with the GIL held: a `bytearray` could be written to by another thread.
-    let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
-    drop(bytes);
-    run(py, &settings, Input::Bytes(owned))
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    table(Prepared::bytes(data)?.run(py, &Collect, &settings)?)
+}
+
+fn table(rows: Rows) -> PyResult<Table> {
+    let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(Table { batch })
+}
+
+/// `pair`: `source_kind` is `"path"`, `"bytes"` or `"arrow"` (the Python wrapper decides).
+/// Returns the event table and the summary `dict` (`crate::pair`).
+#[pyfunction]
+#[pyo3(signature = (source, source_kind, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None, max_in_flight = rpcscan::pair::DEFAULT_MAX_IN_FLIGHT, timeout = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn pair(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    source_kind: &str,
+    framing: &str,
+    mode: &str,
+    max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
+    max_in_flight: usize,
+    timeout: Option<f64>,
+) -> PyResult<(Table, Py<pyo3::types::PyDict>)> {
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    let cmd = crate::pair::Pair { max_in_flight, timeout: crate::pair::timeout(timeout)? };
+    let prepared = match source_kind {
+        "path" => Prepared::path(source.extract()?)?,
+        "bytes" => Prepared::bytes(source)?,
+        "arrow" => Prepared::arrow(source, &settings)?,
+        other => return Err(PyValueError::new_err(format!("unknown source kind {other:?}"))),
+    };
+    let tally = prepared.run(py, &cmd, &settings)?;
+    let finished = py.detach(|| cmd.finish(tally));
+    finished.into_python(py)
+}
+
+/// A dictionary-encoded string column: `keys` index `values` (null for `None`).
+pub(crate) fn dictionary(
+    keys: Vec<Option<i8>>,
+    values: &[&str],
+) -> Result<ArrayRef, arrow_schema::ArrowError> {
+    let keys = Int8Array::from(keys);
+    let values: ArrayRef = Arc::new(StringArray::from(values.to_vec()));
+    Ok(Arc::new(DictionaryArray::<Int8Type>::try_new(keys, values)?))
 }
 
 /// The result of `scan`: one Arrow record batch, handed out through the Arrow PyCapsule
@@ -307,6 +458,13 @@ pub struct Table {
 }
 
 const STREAM: &CStr = c"arrow_array_stream";
+
+impl Table {
+    /// A table of one batch.
+    pub(crate) fn new(batch: RecordBatch) -> Table {
+        Table { batch }
+    }
+}
 
 #[pymethods]
 impl Table {

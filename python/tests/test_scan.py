@@ -252,3 +252,18 @@ def test_without_pyarrow():
         [sys.executable, "-c", code, str(SAMPLE)], check=True, capture_output=True, text=True
     ).stdout
     assert int(out) == len(sample_messages())
+
+
+@pytest.mark.parametrize("wrapper", ["prefix", "payload", "proxy-log"])
+def test_scan_log_lines_equal_classify_json(cli, pairlog, wrapper):
+    """Messages inside log lines (line_format, json_field, proxy logs recognised): the rows
+    of `rpcscan classify --json` with the same options."""
+    path, args, _ = pairlog(3, wrapper)
+    options = {}
+    it = iter(args)
+    for flag in it:
+        options[flag.lstrip("-").replace("-", "_")] = next(it)
+    table = rpcscan.scan(path, **options)
+    assert_same(table, classify_json(cli, path, *args))
+    assert table.num_rows == 24000
+    assert rpcscan.scan(path.read_bytes(), **options).equals(table)
