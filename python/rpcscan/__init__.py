@@ -116,7 +116,10 @@ def scan(
 
     Columns: ``line`` (NDJSON, else null), ``offset``, ``kind``, ``method``, ``id`` (the
     raw text: ``7``, ``"a"`` with quotes), ``error_code``, ``reason``, ``tool_name`` - the
-    values ``rpcscan classify --json`` prints.
+    values ``rpcscan classify --json`` prints. ``kind`` and ``reason`` are
+    dictionary-encoded strings (``int8`` indices: a pandas ``category``, a Polars
+    ``Categorical``, a DuckDB ``VARCHAR``); the columns come in chunks, one per block of
+    input scanned in parallel.
 
     Returns a ``pyarrow.Table`` when pyarrow is installed, else an :class:`rpcscan.Table`
     with the Arrow PyCapsule interface (``polars.from_arrow``, DuckDB, nanoarrow...).

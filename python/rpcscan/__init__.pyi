@@ -163,7 +163,8 @@ def scan(
 ) -> Any:
     """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
     ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
-    ``rpcscan classify --json``). ``source``: a path, bytes, an iterable of byte chunks, or
+    ``rpcscan classify --json``; ``kind`` and ``reason`` dictionary-encoded, the columns in
+    chunks, one per block of input). ``source``: a path, bytes, an iterable of byte chunks, or
     an Arrow array of strings / binary with one message per element. A ``pyarrow.Table``
     when pyarrow is installed, else a :class:`Table`.
 

@@ -1,6 +1,9 @@
 //! `scan`: a whole log through the CLI's input engine (`rpcscan_cli::input`: files
 //! memory-mapped and scanned on the rayon pool, pipes and other framings decoded in order),
-//! collected into one Arrow record batch with the GIL released.
+//! collected with the GIL released into Arrow record batches, one per block of input: each
+//! worker writes its block's columns straight in Arrow's layout, and a finished block
+//! becomes a batch by moving its buffers (nothing is concatenated; the table's columns are
+//! chunked). `kind` and `reason` are dictionary-encoded (`int8` keys into the names).
 //!
 //! The columns carry the values of `rpcscan classify --json`: `line` (NDJSON, else null),
 //! `offset`, `kind`, `method` (decoded), `id` (the raw text, `"a"` with its quotes, as the
@@ -9,7 +12,7 @@
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::types::Int8Type;
@@ -17,13 +20,13 @@ use arrow_array::{
     ArrayRef, DictionaryArray, Int64Array, Int8Array, LargeStringArray, RecordBatch,
     RecordBatchIterator, StringArray, UInt64Array,
 };
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rpcscan::frame::Framing;
-use rpcscan::{Kind, Parser, Validation};
+use rpcscan::{Kind, Parser, Reason, Validation};
 use rpcscan_cli::input::{
     self, Command, Extract, Input, Item, Output, Settings, Source, Stop, Verdict,
 };
@@ -33,71 +36,176 @@ use crate::buffer::Bytes;
 /// The CLI's default `--max-message-size`.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
 
-/// A column of optional strings, appended to and merged in input order.
-#[derive(Default)]
+/// A column of optional strings in Arrow's layout (offsets, values, validity), so that a
+/// finished block becomes an array without a copy.
 pub(crate) struct Strings {
     data: Vec<u8>,
-    ends: Vec<i64>,
-    valid: Vec<bool>,
+    offsets: Vec<i64>,
+    nulls: NullBufferBuilder,
+}
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings { data: Vec::new(), offsets: vec![0], nulls: NullBufferBuilder::new(0) }
+    }
 }
 
 impl Strings {
     pub(crate) fn push(&mut self, value: Option<&[u8]>) {
-        if let Some(v) = value {
-            self.data.extend_from_slice(v);
+        match value {
+            Some(v) => {
+                self.data.extend_from_slice(v);
+                self.nulls.append_non_null();
+            }
+            None => self.nulls.append_null(),
         }
-        self.ends.push(self.data.len() as i64);
-        self.valid.push(value.is_some());
+        self.offsets.push(self.data.len() as i64);
     }
 
-    fn append(&mut self, from: Strings) {
-        let base = self.data.len() as i64;
-        self.data.extend_from_slice(&from.data);
-        self.ends.extend(from.ends.iter().map(|e| e + base));
-        self.valid.extend(from.valid);
-    }
-
-    pub(crate) fn into_array(self) -> Result<ArrayRef, arrow_schema::ArrowError> {
-        let mut offsets = Vec::with_capacity(self.ends.len() + 1);
-        offsets.push(0i64);
-        offsets.extend(self.ends);
-        let nulls = NullBuffer::from(self.valid);
-        let nulls = (nulls.null_count() > 0).then_some(nulls);
-        let array = LargeStringArray::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            Buffer::from_vec(self.data),
-            nulls,
-        )?;
-        Ok(Arc::new(array))
-    }
-}
-
-/// The rows of one block (then of the whole run, merged in input order).
-#[derive(Default)]
-pub(crate) struct Rows {
-    /// 0: not an NDJSON line (null).
-    line: Vec<u64>,
-    offset: Vec<u64>,
-    kind: Vec<Kind>,
-    method: Strings,
-    id: Strings,
-    error_code: Vec<Option<i64>>,
-    reason: Vec<Option<&'static str>>,
-    tool_name: Strings,
-}
-
-impl Strings {
     /// A decoded name (no allocation without escapes), or its raw escaped text when it
     /// holds a lone surrogate escape (as the SQL functions do).
     fn push_name(&mut self, s: Option<rpcscan::Str<'_>>) {
         match s {
             None => self.push(None),
+            // Without escapes the text is the raw bytes (UTF-8: the scanner checked).
+            Some(s) if !s.has_escapes() => self.push(Some(s.raw())),
             Some(s) => match s.decode() {
                 Ok(text) => self.push(Some(text.as_bytes())),
                 Err(_) => self.push(Some(String::from_utf8_lossy(s.raw()).as_bytes())),
             },
         }
     }
+
+    /// The array (its buffers moved, not copied); the column starts over.
+    pub(crate) fn take_array(&mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let array = LargeStringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(std::mem::take(&mut self.data)),
+            self.nulls.finish(),
+        )?;
+        Ok(Arc::new(array))
+    }
+
+    pub(crate) fn into_array(mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
+        self.take_array()
+    }
+}
+
+/// Optional integers in Arrow's layout.
+struct Ints<T> {
+    values: Vec<T>,
+    nulls: NullBufferBuilder,
+}
+
+impl<T: Default> Default for Ints<T> {
+    fn default() -> Ints<T> {
+        Ints { values: Vec::new(), nulls: NullBufferBuilder::new(0) }
+    }
+}
+
+impl<T: Default + arrow_buffer::ArrowNativeType> Ints<T> {
+    fn push(&mut self, value: Option<T>) {
+        self.nulls.append(value.is_some());
+        self.values.push(value.unwrap_or_default());
+    }
+
+    /// The values and validity (moved, not copied); the column starts over.
+    fn take(&mut self) -> (ScalarBuffer<T>, Option<NullBuffer>) {
+        (ScalarBuffer::from(std::mem::take(&mut self.values)), self.nulls.finish())
+    }
+}
+
+/// `kind` and `reason` are dictionary-encoded: an `i8` per row indexing the names, in the
+/// library's order (`Kind::ALL`, `Reason::ALL`).
+fn kind_key(kind: Kind) -> i8 {
+    Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as i8
+}
+
+fn reason_key(reason: Reason) -> i8 {
+    Reason::ALL.iter().position(|&r| r == reason).unwrap_or(0) as i8
+}
+
+/// The rows of one block, in Arrow's layout; in the run's own tally, the blocks already
+/// finished, in input order, as record batches (one per block: nothing is concatenated).
+#[derive(Default)]
+pub(crate) struct Rows {
+    /// Null where the framing has no lines.
+    line: Ints<u64>,
+    offset: Vec<u64>,
+    kind: Vec<i8>,
+    method: Strings,
+    id: Strings,
+    error_code: Ints<i64>,
+    reason: Ints<i8>,
+    tool_name: Strings,
+    batches: Vec<RecordBatch>,
+    /// A batch could not be built (not expected: the columns are built alike).
+    error: Option<arrow_schema::ArrowError>,
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        self.offset.len()
+    }
+
+    /// The rows so far as one record batch, appended to `batches`.
+    fn flush(&mut self) {
+        if self.len() == 0 {
+            return;
+        }
+        match self.take_batch() {
+            Ok(batch) => self.batches.push(batch),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn take_batch(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let (line, line_nulls) = self.line.take();
+        let (code, code_nulls) = self.error_code.take();
+        let (reason, reason_nulls) = self.reason.take();
+        let kind = Int8Array::new(ScalarBuffer::from(std::mem::take(&mut self.kind)), None);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::new(line, line_nulls)),
+            Arc::new(UInt64Array::new(ScalarBuffer::from(std::mem::take(&mut self.offset)), None)),
+            Arc::new(DictionaryArray::<Int8Type>::try_new(kind, kind_names())?),
+            self.method.take_array()?,
+            self.id.take_array()?,
+            Arc::new(Int64Array::new(code, code_nulls)),
+            Arc::new(DictionaryArray::<Int8Type>::try_new(
+                Int8Array::new(reason, reason_nulls),
+                reason_names(),
+            )?),
+            self.tool_name.take_array()?,
+        ];
+        RecordBatch::try_new(schema(), columns)
+    }
+}
+
+/// The dictionary of `kind`: the five names, shared by every batch.
+fn kind_names() -> ArrayRef {
+    static NAMES: OnceLock<ArrayRef> = OnceLock::new();
+    NAMES.get_or_init(|| Arc::new(StringArray::from(Kind::ALL.map(Kind::as_str).to_vec()))).clone()
+}
+
+/// The dictionary of `reason`: every reason name of docs/spec.md §4.
+fn reason_names() -> ArrayRef {
+    static NAMES: OnceLock<ArrayRef> = OnceLock::new();
+    NAMES
+        .get_or_init(|| Arc::new(StringArray::from(Reason::ALL.map(Reason::as_str).to_vec())))
+        .clone()
+}
+
+/// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
+/// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
+/// too, a scan of every result object).
+fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
+    if m.kind() != Kind::Request || m.method()? != "tools/call" {
+        return None;
+    }
+    m.params()?.get("name").as_str()
 }
 
 /// The subcommand that collects rows instead of printing.
@@ -107,16 +215,16 @@ impl Command for Collect {
     type Tally = Rows;
 
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, rows: &mut Rows) {
-        rows.line.push(item.line);
+        rows.line.push((item.line > 0).then_some(item.line));
         rows.offset.push(item.offset);
-        rows.kind.push(item.verdict.kind());
-        rows.reason.push(item.verdict.reason().map(|r| r.as_str()));
+        rows.kind.push(kind_key(item.verdict.kind()));
+        rows.reason.push(item.verdict.reason().map(reason_key));
         match &item.verdict {
             Verdict::Message(m) => {
                 rows.method.push_name(m.method());
                 rows.id.push(m.id().map(|id| id.raw()));
                 rows.error_code.push(m.error_code().and_then(|c| c.as_i64()));
-                rows.tool_name.push_name(m.mcp().tool_name());
+                rows.tool_name.push_name(tool_name(m));
             }
             Verdict::Invalid(inv) => {
                 rows.method.push(None);
@@ -133,15 +241,15 @@ impl Command for Collect {
         }
     }
 
-    fn merge(&self, into: &mut Rows, from: Rows) {
-        into.line.extend(from.line);
-        into.offset.extend(from.offset);
-        into.kind.extend(from.kind);
-        into.method.append(from.method);
-        into.id.append(from.id);
-        into.error_code.extend(from.error_code);
-        into.reason.extend(from.reason);
-        into.tool_name.append(from.tool_name);
+    /// A block's rows become one record batch (their buffers moved, not copied), after the
+    /// batches before it.
+    fn merge(&self, into: &mut Rows, mut from: Rows) {
+        into.flush();
+        from.flush();
+        into.batches.append(&mut from.batches);
+        if let Some(e) = from.error {
+            into.error.get_or_insert(e);
+        }
     }
 
     fn wants_lines(&self) -> bool {
@@ -150,33 +258,31 @@ impl Command for Collect {
 }
 
 fn schema() -> Arc<Schema> {
-    Arc::new(Schema::new(vec![
-        Field::new("line", DataType::UInt64, true),
-        Field::new("offset", DataType::UInt64, false),
-        Field::new("kind", DataType::Utf8, false),
-        Field::new("method", DataType::LargeUtf8, true),
-        Field::new("id", DataType::LargeUtf8, true),
-        Field::new("error_code", DataType::Int64, true),
-        Field::new("reason", DataType::Utf8, true),
-        Field::new("tool_name", DataType::LargeUtf8, true),
-    ]))
+    static SCHEMA: OnceLock<Arc<Schema>> = OnceLock::new();
+    let dict = || DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8));
+    SCHEMA
+        .get_or_init(|| {
+            Arc::new(Schema::new(vec![
+                Field::new("line", DataType::UInt64, true),
+                Field::new("offset", DataType::UInt64, false),
+                Field::new("kind", dict(), false),
+                Field::new("method", DataType::LargeUtf8, true),
+                Field::new("id", DataType::LargeUtf8, true),
+                Field::new("error_code", DataType::Int64, true),
+                Field::new("reason", dict(), true),
+                Field::new("tool_name", DataType::LargeUtf8, true),
+            ]))
+        })
+        .clone()
 }
 
-fn batch(rows: Rows) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let line: UInt64Array = rows.line.iter().map(|&l| (l > 0).then_some(l)).collect();
-    let kind: StringArray = rows.kind.iter().map(|k| Some(k.as_str())).collect();
-    let reason: StringArray = rows.reason.iter().copied().collect();
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(line),
-        Arc::new(UInt64Array::from(rows.offset)),
-        Arc::new(kind),
-        rows.method.into_array()?,
-        rows.id.into_array()?,
-        Arc::new(Int64Array::from(rows.error_code)),
-        Arc::new(reason),
-        rows.tool_name.into_array()?,
-    ];
-    RecordBatch::try_new(schema(), columns)
+/// The run's rows as record batches, in input order.
+fn batches(mut rows: Rows) -> PyResult<Vec<RecordBatch>> {
+    rows.flush();
+    match rows.error {
+        Some(e) => Err(PyRuntimeError::new_err(e.to_string())),
+        None => Ok(rows.batches),
+    }
 }
 
 /// The engine's settings from `scan` / `pair`'s keyword arguments: the CLI's `--framing`,
@@ -403,8 +509,7 @@ pub fn scan_bytes(
 }
 
 fn table(rows: Rows) -> PyResult<Table> {
-    let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok(Table { batch })
+    Ok(Table { schema: schema(), batches: batches(rows)? })
 }
 
 /// `pair`: `source_kind` is `"path"`, `"bytes"` or `"arrow"` (the Python wrapper decides).
@@ -454,7 +559,8 @@ pub(crate) fn dictionary(
 /// interface (`pyarrow.table(t)`, `polars.from_arrow(t)`, DuckDB...).
 #[pyclass(frozen, module = "rpcscan")]
 pub struct Table {
-    batch: RecordBatch,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
 }
 
 const STREAM: &CStr = c"arrow_array_stream";
@@ -462,13 +568,14 @@ const STREAM: &CStr = c"arrow_array_stream";
 impl Table {
     /// A table of one batch.
     pub(crate) fn new(batch: RecordBatch) -> Table {
-        Table { batch }
+        Table { schema: batch.schema(), batches: vec![batch] }
     }
 }
 
 #[pymethods]
 impl Table {
-    /// The Arrow C stream interface: a capsule holding an `ArrowArrayStream`.
+    /// The Arrow C stream interface: a capsule holding an `ArrowArrayStream` of the record
+    /// batches (one per block of input).
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_stream__<'py>(
         &self,
@@ -477,7 +584,8 @@ impl Table {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         // The schema is fixed; a consumer asking for another one casts it itself.
         let _ = requested_schema;
-        let reader = RecordBatchIterator::new([Ok(self.batch.clone())], self.batch.schema());
+        let batches: Vec<_> = self.batches.iter().cloned().map(Ok).collect();
+        let reader = RecordBatchIterator::new(batches, self.schema.clone());
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         PyCapsule::new_with_value(py, stream, STREAM)
     }
@@ -485,20 +593,20 @@ impl Table {
     /// The number of rows (messages).
     #[getter]
     fn num_rows(&self) -> usize {
-        self.batch.num_rows()
+        self.batches.iter().map(RecordBatch::num_rows).sum()
     }
 
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.batch.schema().fields().iter().map(|f| f.name().clone()).collect()
+        self.schema.fields().iter().map(|f| f.name().clone()).collect()
     }
 
     fn __len__(&self) -> usize {
-        self.batch.num_rows()
+        self.num_rows()
     }
 
     fn __repr__(&self) -> String {
-        format!("rpcscan.Table({} rows: {})", self.batch.num_rows(), self.column_names().join(", "))
+        format!("rpcscan.Table({} rows: {})", self.num_rows(), self.column_names().join(", "))
     }
 }
