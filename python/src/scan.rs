@@ -12,6 +12,7 @@
 
 use std::ffi::CStr;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -76,6 +77,14 @@ impl Strings {
         }
     }
 
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.offsets.reserve(rows);
+        self.data.reserve(bytes);
+        if self.nulls.is_empty() {
+            self.nulls = NullBufferBuilder::new(rows);
+        }
+    }
+
     /// The array (its buffers moved, not copied); the column starts over.
     pub(crate) fn take_array(&mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
         let offsets = std::mem::replace(&mut self.offsets, vec![0]);
@@ -108,6 +117,13 @@ impl<T: Default + arrow_buffer::ArrowNativeType> Ints<T> {
     fn push(&mut self, value: Option<T>) {
         self.nulls.append(value.is_some());
         self.values.push(value.unwrap_or_default());
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.values.reserve(rows);
+        if self.nulls.is_empty() {
+            self.nulls = NullBufferBuilder::new(rows);
+        }
     }
 
     /// The values and validity (moved, not copied); the column starts over.
@@ -144,9 +160,36 @@ pub(crate) struct Rows {
     error: Option<arrow_schema::ArrowError>,
 }
 
+/// The size of the last block merged: rows, and bytes of each string column. A new
+/// block's columns are sized by it up front rather than grown (and copied) row by row.
+static LAST_BLOCK: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
+
 impl Rows {
     fn len(&self) -> usize {
         self.offset.len()
+    }
+
+    /// Sizes an empty block's columns like the last block merged (with some room).
+    fn reserve(&mut self) {
+        let hint = |i: usize| LAST_BLOCK[i].load(Ordering::Relaxed) / 8 * 9;
+        let rows = hint(0);
+        self.line.reserve(rows);
+        self.offset.reserve(rows);
+        self.kind.reserve(rows);
+        self.error_code.reserve(rows);
+        self.reason.reserve(rows);
+        self.method.reserve(rows, hint(1));
+        self.id.reserve(rows, hint(2));
+        self.tool_name.reserve(rows, hint(3));
+    }
+
+    /// Remembers this block's size for the next ones.
+    fn remember(&self) {
+        let sizes =
+            [self.len(), self.method.data.len(), self.id.data.len(), self.tool_name.data.len()];
+        for (slot, size) in LAST_BLOCK.iter().zip(sizes) {
+            slot.store(size, Ordering::Relaxed);
+        }
     }
 
     /// The rows so far as one record batch, appended to `batches`.
@@ -215,6 +258,9 @@ impl Command for Collect {
     type Tally = Rows;
 
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, rows: &mut Rows) {
+        if rows.offset.capacity() == 0 {
+            rows.reserve();
+        }
         rows.line.push((item.line > 0).then_some(item.line));
         rows.offset.push(item.offset);
         rows.kind.push(kind_key(item.verdict.kind()));
@@ -244,6 +290,7 @@ impl Command for Collect {
     /// A block's rows become one record batch (their buffers moved, not copied), after the
     /// batches before it.
     fn merge(&self, into: &mut Rows, mut from: Rows) {
+        from.remember();
         into.flush();
         from.flush();
         into.batches.append(&mut from.batches);
