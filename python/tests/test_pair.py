@@ -270,3 +270,17 @@ def test_errors():
     empty, summary = rpcscan.pair(b"")
     assert empty.num_rows == 0 and summary["pairs"] == 0
     assert empty.column_names == COLUMNS
+
+
+def test_framed_stream_equals_cli(cli, tmp_path):
+    """Content-Length frames are decoded in order and fed to the matcher as they come (no
+    line numbers): the CLI's events and summary."""
+    messages = [line for line in SAMPLE.read_bytes().split(b"\n") if line.strip()]
+    body = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in messages)
+    path = tmp_path / "lsp.log"
+    path.write_bytes(body)
+    result = rpcscan.pair(path, framing="content-length")
+    assert_same(result, *pair_json(cli, path, "--framing", "content-length"))
+    assert result.table.column("request_line").null_count == result.table.num_rows
+    assert rpcscan.pair(body).table.equals(result.table)  # sniffed
+    assert result.summary["pairs"] == rpcscan.pair(SAMPLE).summary["pairs"]
