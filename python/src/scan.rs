@@ -302,6 +302,23 @@ impl Command for Collect {
     fn wants_lines(&self) -> bool {
         true
     }
+
+    /// A mapped block's lines come counted from 1 and are renumbered here, in order: the
+    /// engine's producer then does not count the file's newlines once more.
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Rows, mut from: Rows, first_line: u64) {
+        let by = first_line.saturating_sub(1);
+        if by > 0 {
+            // Null lines (none in NDJSON) hold 0 and stay masked.
+            for line in &mut from.line.values {
+                *line += by;
+            }
+        }
+        self.merge(into, from);
+    }
 }
 
 fn schema() -> Arc<Schema> {
