@@ -380,6 +380,22 @@ impl Command for Pair {
         true
     }
 
+    /// A mapped block's facts come with lines counted from 1, renumbered here in order
+    /// before they reach the matcher.
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Tally, mut from: Tally, first_line: u64) {
+        let by = first_line.saturating_sub(1);
+        for record in &mut from.facts {
+            if record.at.line > 0 {
+                record.at.line += by;
+            }
+        }
+        self.merge(into, from);
+    }
+
     fn prints_as_it_goes(&self) -> bool {
         false
     }
