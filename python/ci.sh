@@ -3,7 +3,9 @@
 # workspace, so the root's cargo fmt / clippy do not see it), builds it with maturin into a
 # fresh virtual environment with the pinned test dependencies (requirements-dev.txt), and
 # runs pytest: the rule book's table (written by spectable/ from the oracle), scan against
-# `rpcscan classify --json`, pandas / Polars / DuckDB round trips, the docstrings' examples.
+# `rpcscan classify --json`, pair against `rpcscan pair --json` and the oracle's pairing
+# reference (spectable's `pairlog`), pandas / Polars / DuckDB round trips, the docstrings'
+# examples.
 #
 #   RPCSCAN_PY_TARGET  cargo target dir of the extension (default:
 #                      $HOME/.cache/rpcscan/target-py; pyo3 and arrow stay out of the root's)
@@ -30,8 +32,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "--- the rule book's table as JSON (spectable/)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+cargo build -q --release -p rpcscan-python-spectable
 cargo run -q --release -p rpcscan-python-spectable > "$work/spec-table.json"
 export RPCSCAN_SPEC_TABLE="$work/spec-table.json"
+# Generated logs with known pairs, for the pair() tests.
+export RPCSCAN_PAIRLOG="$CARGO_TARGET_DIR/release/pairlog"
 
 echo "--- a fresh virtual environment, pinned test dependencies"
 venv="${RPCSCAN_PY_VENV:-$work/venv}"

@@ -20,8 +20,9 @@ b'{"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not f
 
 from __future__ import annotations
 
+import datetime
 import os
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, Optional, Union
 
 from ._rpcscan import Message, Table, classify, parse, reasons, respond
 from . import _rpcscan
@@ -29,8 +30,10 @@ from . import _rpcscan
 __all__ = [
     "InvalidMessage",
     "Message",
+    "PairResult",
     "Table",
     "classify",
+    "pair",
     "parse",
     "reasons",
     "respond",
@@ -89,6 +92,10 @@ def scan(
     framing: str = "auto",
     mode: str = "strict",
     max_message_size: int = 16 << 20,
+    line_format: Optional[str] = None,
+    json_field: Optional[str] = None,
+    ts_field: Optional[str] = None,
+    dir_field: Optional[str] = None,
 ) -> Any:
     """Scans a whole log into an Arrow table, one row per message.
 
@@ -102,9 +109,17 @@ def scan(
     ``framing`` is ``"auto"``, ``"ndjson"``, ``"content-length"``, ``"sse"`` or
     ``"json-seq"``; ``mode`` is ``"strict"`` or ``"envelope"``.
 
+    Log lines (the CLI's *Log lines* options): ``line_format`` is a regular expression
+    (Rust ``regex`` syntax) with a ``msg`` group; ``json_field`` a dotted path to the
+    message in JSON records (``ts_field`` and ``dir_field`` only matter to :func:`pair`).
+    Files written by ``rpcscan proxy --log`` are recognised without them.
+
     Columns: ``line`` (NDJSON, else null), ``offset``, ``kind``, ``method``, ``id`` (the
     raw text: ``7``, ``"a"`` with quotes), ``error_code``, ``reason``, ``tool_name`` - the
-    values ``rpcscan classify --json`` prints.
+    values ``rpcscan classify --json`` prints. ``kind`` and ``reason`` are
+    dictionary-encoded strings (``int8`` indices: a pandas ``category``, a Polars
+    ``Categorical``, a DuckDB ``VARCHAR``); the columns come in chunks, one per block of
+    input scanned in parallel.
 
     Returns a ``pyarrow.Table`` when pyarrow is installed, else an :class:`rpcscan.Table`
     with the Arrow PyCapsule interface (``polars.from_arrow``, DuckDB, nanoarrow...).
@@ -113,32 +128,141 @@ def scan(
     >>> t.column("kind").to_pylist()
     ['request', 'invalid']
     """
-    if isinstance(source, (str, os.PathLike)):
-        table = _rpcscan.scan_path(
-            os.fspath(source), framing, mode, max_message_size
-        )
-    elif hasattr(source, "__arrow_c_stream__") or hasattr(source, "__arrow_c_array__"):
-        if framing not in ("auto", "ndjson"):
-            raise ValueError("scan: an Arrow source holds one message per element (framing='auto')")
+    kind, source = _source("scan", source, framing)
+    extract = dict(
+        line_format=line_format, json_field=json_field, ts_field=ts_field, dir_field=dir_field
+    )
+    if kind == "path":
+        table = _rpcscan.scan_path(source, framing, mode, max_message_size, **extract)
+    elif kind == "arrow":
+        if any(v is not None for v in extract.values()):
+            raise ValueError(
+                "scan: an Arrow source holds one message per element (no line_format / json_field)"
+            )
         table = _rpcscan.scan_arrow(source, mode, max_message_size)
-    elif isinstance(source, _BYTES_LIKE):
-        table = _rpcscan.scan_bytes(source, framing, mode, max_message_size)
-    elif hasattr(source, "__iter__"):
+    else:
+        table = _rpcscan.scan_bytes(source, framing, mode, max_message_size, **extract)
+    return _arrow(table)
+
+
+def _source(function: str, source: Any, framing: str) -> "tuple[str, Any]":
+    """``("path", str)``, ``("arrow", obj)`` or ``("bytes", bytes-like)``."""
+    if isinstance(source, (str, os.PathLike)):
+        return "path", os.fspath(source)
+    if hasattr(source, "__arrow_c_stream__") or hasattr(source, "__arrow_c_array__"):
+        if framing not in ("auto", "ndjson"):
+            raise ValueError(
+                f"{function}: an Arrow source holds one message per element (framing='auto')"
+            )
+        return "arrow", source
+    if isinstance(source, _BYTES_LIKE):
+        return "bytes", source
+    if hasattr(source, "__iter__"):
         chunks = []
         for chunk in source:
             if not isinstance(chunk, _BYTES_LIKE):
                 raise TypeError(
-                    f"scan: an iterable source must yield bytes, not {type(chunk).__name__}"
+                    f"{function}: an iterable source must yield bytes, not {type(chunk).__name__}"
                 )
             chunks.append(chunk)
-        table = _rpcscan.scan_bytes(b"".join(chunks), framing, mode, max_message_size)
-    else:
-        raise TypeError(
-            "scan: source must be a path, bytes-like, or an iterable of bytes, "
-            f"not {type(source).__name__}"
-        )
+        return "bytes", b"".join(chunks)
+    raise TypeError(
+        f"{function}: source must be a path, bytes-like, an iterable of bytes or an Arrow "
+        f"array, not {type(source).__name__}"
+    )
+
+
+def _arrow(table: Table) -> Any:
+    """A ``pyarrow.Table`` when pyarrow is installed, else the capsule-carrying ``table``."""
     try:
         import pyarrow
     except ImportError:
         return table
     return pyarrow.table(table)
+
+
+class PairResult:
+    """What :func:`pair` returns: ``table, summary = rpcscan.pair(path)`` unpacks it.
+
+    ``table`` is a ``pyarrow.Table`` (or an :class:`rpcscan.Table` without pyarrow), one row
+    per pair and per anomaly; ``summary`` is a ``dict`` of counts. The result itself has
+    the Arrow PyCapsule interface (its table's), so ``polars.DataFrame(rpcscan.pair(path))``
+    and DuckDB (``SELECT ... FROM result``) read it directly.
+    """
+
+    __slots__ = ("table", "summary")
+
+    def __init__(self, table: Any, summary: Dict[str, Any]) -> None:
+        self.table = table
+        self.summary = summary
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.table, self.summary))
+
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object:
+        return self.table.__arrow_c_stream__(requested_schema)
+
+    def __repr__(self) -> str:
+        return f"rpcscan.PairResult({self.table.num_rows} events, {self.summary['pairs']} pairs)"
+
+
+def pair(
+    source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], Any],
+    *,
+    framing: str = "auto",
+    mode: str = "strict",
+    max_message_size: int = 16 << 20,
+    line_format: Optional[str] = None,
+    json_field: Optional[str] = None,
+    ts_field: Optional[str] = None,
+    dir_field: Optional[str] = None,
+    max_in_flight: int = 1_000_000,
+    timeout: Union[float, datetime.timedelta, None] = None,
+) -> PairResult:
+    """Matches every response to the request it answers, as ``rpcscan pair`` does.
+
+    ``source`` and the reading options are :func:`scan`'s. Timestamps and direction labels
+    come from log lines (``line_format`` groups ``ts`` and ``dir``; ``ts_field`` and
+    ``dir_field`` with ``json_field``; ``rpcscan proxy --log`` files on their own): with
+    them, latencies are measured, ``timeout`` (seconds, or a ``timedelta``) expires
+    requests, and a response only answers a request that travelled the other way.
+    ``max_in_flight`` requests are remembered at once; one more evicts the oldest as
+    unanswered.
+
+    Returns a :class:`PairResult` ``(table, summary)``. The table has one row per event,
+    in the order they settle, with the members of ``rpcscan pair --json``: ``event``
+    (``pair``, ``orphan``, ``null_id_error``, ``duplicate``, ``unanswered``,
+    ``cancelled``, ``stray_progress``, ``stray_cancel``), ``request_line``,
+    ``request_offset``, ``response_line``, ``response_offset``, ``id`` (raw text),
+    ``method``, ``tool``, ``outcome`` (``result`` / ``error``), ``error_code``,
+    ``latency_ms``, ``progress``, ``cancelled``, ``ending`` (``finished``, ``evicted``,
+    ``timed_out``), ``earlier_line``, ``earlier_offset``. ``event``, ``outcome`` and
+    ``ending`` are dictionary-encoded strings. The summary holds the counts of the closing
+    ``--json`` line (``pairs``, ``unanswered``, ``evicted``, ``timed_out``, ``orphans``,
+    ``duplicates``, ``cancelled``, ``null_id_errors``, ``stray_notifications``,
+    ``directions``, ``undirected``), and ``methods`` / ``tools`` (count, errors by code,
+    latency percentiles), ``unanswered_methods`` and ``first_lines``.
+
+    >>> table, summary = rpcscan.pair(
+    ...     b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n{"jsonrpc":"2.0","id":1,"result":{}}\\n'
+    ... )
+    >>> table.column("event").to_pylist(), summary["pairs"]
+    (['pair'], 1)
+    """
+    kind, source = _source("pair", source, framing)
+    if isinstance(timeout, datetime.timedelta):
+        timeout = timeout.total_seconds()
+    table, summary = _rpcscan.pair(
+        source,
+        kind,
+        framing,
+        mode,
+        max_message_size,
+        line_format,
+        json_field,
+        ts_field,
+        dir_field,
+        max_in_flight,
+        timeout,
+    )
+    return PairResult(_arrow(table), summary)

@@ -1,7 +1,8 @@
 """Type stubs for rpcscan: classify, parse, answer and scan JSON-RPC 2.0 / MCP messages."""
 
+import datetime
 import os
-from typing import Any, Iterable, Literal, Optional, Protocol, Tuple, Union
+from typing import Any, Dict, Iterable, Iterator, Literal, Optional, Protocol, Tuple, Union
 
 Data = Union[bytes, bytearray, memoryview, str]
 Kind = Literal["request", "notification", "result", "error", "invalid"]
@@ -11,8 +12,10 @@ Mode = Literal["strict", "envelope"]
 __all__ = [
     "InvalidMessage",
     "Message",
+    "PairResult",
     "Table",
     "classify",
+    "pair",
     "parse",
     "reasons",
     "respond",
@@ -153,13 +156,70 @@ def scan(
     framing: Framing = "auto",
     mode: Mode = "strict",
     max_message_size: int = 16777216,
+    line_format: Optional[str] = None,
+    json_field: Optional[str] = None,
+    ts_field: Optional[str] = None,
+    dir_field: Optional[str] = None,
 ) -> Any:
     """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
     ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
-    ``rpcscan classify --json``). ``source``: a path, bytes, an iterable of byte chunks, or
-    an Arrow array of strings / binary with one message per element. A ``pyarrow.Table`` when pyarrow is installed, else a
-    :class:`Table`.
+    ``rpcscan classify --json``; ``kind`` and ``reason`` dictionary-encoded, the columns in
+    chunks, one per block of input). ``source``: a path, bytes, an iterable of byte chunks, or
+    an Arrow array of strings / binary with one message per element. A ``pyarrow.Table``
+    when pyarrow is installed, else a :class:`Table`.
+
+    Messages inside log lines, as the CLI reads them: ``line_format`` (a regular
+    expression with a ``msg`` group) or ``json_field`` (a dotted path in JSON records);
+    ``rpcscan proxy --log`` files are recognised on their own.
 
     >>> t = rpcscan.scan("traffic.ndjson")
     >>> t.group_by("kind").aggregate([("offset", "count")])
+    """
+
+class PairResult:
+    """What :func:`pair` returns; ``table, summary = rpcscan.pair(path)`` unpacks it, and
+    it has its table's Arrow PyCapsule interface (``polars.DataFrame(result)``, DuckDB)."""
+
+    table: Any
+    """One row per event: a ``pyarrow.Table`` when pyarrow is installed, else a
+    :class:`Table`."""
+    summary: Dict[str, Any]
+    """The counts of ``rpcscan pair --json``'s summary line (``pairs``, ``unanswered``,
+    ``evicted``, ``timed_out``, ``orphans``, ``duplicates``, ``cancelled``,
+    ``null_id_errors``, ``stray_notifications``, ``directions``, ``undirected``), then
+    ``methods`` and ``tools`` (``{name: {"count", "errors": {code: n}, "p50_ms", "p90_ms",
+    "p99_ms", "max_ms"}}``), ``unanswered_methods`` (``{method: {"count",
+    "first_lines"}}``) and ``first_lines`` (per anomaly, the first five lines)."""
+    def __init__(self, table: Any, summary: Dict[str, Any]) -> None: ...
+    def __iter__(self) -> Iterator[Any]: ...
+    def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
+
+def pair(
+    source: Union[
+        str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], ArrowSource
+    ],
+    *,
+    framing: Framing = "auto",
+    mode: Mode = "strict",
+    max_message_size: int = 16777216,
+    line_format: Optional[str] = None,
+    json_field: Optional[str] = None,
+    ts_field: Optional[str] = None,
+    dir_field: Optional[str] = None,
+    max_in_flight: int = 1000000,
+    timeout: Union[float, datetime.timedelta, None] = None,
+) -> PairResult:
+    """Every response matched to the request it answers, by ``rpcscan pair``'s rules: one
+    row per pair and per anomaly, in the order they settle, with the members of
+    ``rpcscan pair --json`` (``event``, ``request_line``, ``request_offset``,
+    ``response_line``, ``response_offset``, ``id`` (raw text), ``method``, ``tool``,
+    ``outcome``, ``error_code``, ``latency_ms``, ``progress``, ``cancelled``, ``ending``,
+    ``earlier_line``, ``earlier_offset``; ``event``, ``outcome`` and ``ending`` are
+    dictionary-encoded), and the summary as a ``dict``. Timestamps and directions come from
+    log lines (``line_format`` groups ``ts`` / ``dir``, ``ts_field`` / ``dir_field`` with
+    ``json_field``, proxy logs); ``timeout`` is in seconds (or a ``timedelta``).
+
+    >>> table, summary = rpcscan.pair("traffic.ndjson")
+    >>> table.filter(pc.field("event") == "orphan")
+    >>> summary["pairs"], summary["methods"]["tools/call"]["p99_ms"]
     """

@@ -25,8 +25,6 @@ use rayon::prelude::*;
 use rpcscan::Reason;
 use rpcscan_cli::input::{Command, Item, Settings, Source, Verdict};
 
-use crate::scan::{Collect, Rows};
-
 /// Elements per unit of parallel work.
 const CHUNK: usize = 16 * 1024;
 
@@ -172,8 +170,9 @@ impl<'a> Values<'a> {
     }
 }
 
-/// Scans every element of `arrays` (in order, on the rayon pool) into rows.
-pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
+/// Scans every element of `arrays` with `cmd` (in order, on the rayon pool: each unit's
+/// tally, then merged in input order).
+pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> PyResult<C::Tally> {
     let values = arrays.iter().map(|a| Values::new(a.as_ref())).collect::<PyResult<Vec<_>>>()?;
     // Work units: (array, first element, end, line of the first element, its offset).
     let mut units = Vec::new();
@@ -192,10 +191,10 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
     }
     let source =
         Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec(), extract: None };
-    let parts: Vec<Rows> = units
+    let parts: Vec<C::Tally> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {
-            let mut rows = Rows::default();
+            let mut tally = C::Tally::default();
             let mut out = Vec::new();
             for i in start..end {
                 let Some(bytes) = values[n].get(i) else {
@@ -218,15 +217,15 @@ pub fn scan(arrays: &[ArrayRef], settings: &Settings) -> PyResult<Rows> {
                     dir: None,
                     verdict,
                 };
-                Collect.item(&source, &item, &mut out, &mut rows);
+                cmd.item(&source, &item, &mut out, &mut tally);
                 offset += bytes.len() as u64 + 1;
             }
-            rows
+            tally
         })
         .collect();
-    let mut all = Rows::default();
+    let mut all = C::Tally::default();
     for part in parts {
-        Collect.merge(&mut all, part);
+        cmd.merge(&mut all, part);
     }
     Ok(all)
 }

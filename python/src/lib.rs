@@ -6,6 +6,7 @@
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
 //! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
+//! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
 //!
 //! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
 //! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
@@ -14,6 +15,7 @@
 
 mod arrow_input;
 mod buffer;
+mod pair;
 mod scan;
 
 use std::borrow::Cow;
@@ -27,14 +29,21 @@ use rpcscan::{Id, Invalid, Kind, Parser, Str, Validation};
 
 use crate::buffer::Bytes;
 
-/// The bytes of a message argument: a held buffer, or the UTF-8 of a `str`.
-enum Input {
+/// The bytes of a message argument: an exact `bytes` read in place, another object's held
+/// buffer, or the UTF-8 of a `str`.
+enum Input<'a> {
+    Bytes(&'a [u8]),
     Buffer(Bytes),
     Text(String),
 }
 
-impl Input {
-    fn get(obj: &Bound<'_, PyAny>) -> PyResult<Input> {
+impl<'a> Input<'a> {
+    fn get(obj: &'a Bound<'_, PyAny>) -> PyResult<Input<'a>> {
+        // The common case first: an exact `bytes` is immutable and read in place, with no
+        // buffer export to take and release.
+        if let Ok(bytes) = obj.cast_exact::<PyBytes>() {
+            return Ok(Input::Bytes(bytes.as_bytes()));
+        }
         if let Ok(text) = obj.cast::<PyString>() {
             return Ok(Input::Text(text.to_cow()?.into_owned()));
         }
@@ -43,6 +52,7 @@ impl Input {
 
     fn as_slice(&self) -> &[u8] {
         match self {
+            Input::Bytes(bytes) => bytes,
             Input::Buffer(bytes) => bytes.as_slice(),
             Input::Text(text) => text.as_bytes(),
         }
@@ -51,8 +61,8 @@ impl Input {
     /// `true` when no other thread can change the bytes while the GIL is released.
     fn is_immutable(&self) -> bool {
         match self {
+            Input::Bytes(_) | Input::Text(_) => true,
             Input::Buffer(bytes) => bytes.is_readonly(),
-            Input::Text(_) => true,
         }
     }
 }
@@ -125,7 +135,7 @@ fn invalid_error(py: Python<'_>, inv: &Invalid<'_>) -> PyErr {
 /// 'request'
 #[pyfunction]
 #[pyo3(signature = (data, strict = true))]
-fn classify(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<&'static str> {
+fn classify(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Py<PyString>> {
     let input = Input::get(data)?;
     let bytes = input.as_slice();
     // Large immutable messages are scanned without holding the GIL.
@@ -134,7 +144,24 @@ fn classify(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<&
     } else {
         parser(strict).classify(bytes)
     };
-    Ok(kind.as_str())
+    Ok(kind_str(py, kind))
+}
+
+/// The kind's name as a Python `str`: one interned object per kind, made once.
+fn kind_str(py: Python<'_>, kind: Kind) -> Py<PyString> {
+    static KINDS: PyOnceLock<[Py<PyString>; 5]> = PyOnceLock::new();
+    let kinds = KINDS.get_or_init(py, || {
+        [Kind::Request, Kind::Notification, Kind::Result, Kind::Error, Kind::Invalid]
+            .map(|k| PyString::intern(py, k.as_str()).unbind())
+    });
+    let index = match kind {
+        Kind::Request => 0,
+        Kind::Notification => 1,
+        Kind::Result => 2,
+        Kind::Error => 3,
+        Kind::Invalid => 4,
+    };
+    kinds[index].clone_ref(py)
 }
 
 /// A valid JSON-RPC 2.0 message: its kind and the members a router reads (docs/spec.md §5).
@@ -317,6 +344,7 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan::scan_path, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(scan::pair, m)?)?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
     Ok(())

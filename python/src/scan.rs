@@ -1,6 +1,9 @@
 //! `scan`: a whole log through the CLI's input engine (`rpcscan_cli::input`: files
 //! memory-mapped and scanned on the rayon pool, pipes and other framings decoded in order),
-//! collected into one Arrow record batch with the GIL released.
+//! collected with the GIL released into Arrow record batches, one per block of input: each
+//! worker writes its block's columns straight in Arrow's layout, and a finished block
+//! becomes a batch by moving its buffers (nothing is concatenated; the table's columns are
+//! chunked). `kind` and `reason` are dictionary-encoded (`int8` keys into the names).
 //!
 //! The columns carry the values of `rpcscan classify --json`: `line` (NDJSON, else null),
 //! `offset`, `kind`, `method` (decoded), `id` (the raw text, `"a"` with its quotes, as the
@@ -9,92 +12,243 @@
 
 use std::ffi::CStr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::types::Int8Type;
 use arrow_array::{
-    ArrayRef, Int64Array, LargeStringArray, RecordBatch, RecordBatchIterator, StringArray,
-    UInt64Array,
+    ArrayRef, DictionaryArray, Int64Array, Int8Array, LargeStringArray, RecordBatch,
+    RecordBatchIterator, StringArray, UInt64Array,
 };
-use arrow_buffer::{Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
-use arrow_schema::{DataType, Field, Schema};
+use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rpcscan::frame::Framing;
-use rpcscan::{Kind, Parser, Validation};
-use rpcscan_cli::input::{self, Command, Input, Item, Output, Settings, Source, Stop, Verdict};
+use rpcscan::{Kind, Parser, Reason, Validation};
+use rpcscan_cli::input::{
+    self, Command, Extract, Input, Item, Output, Settings, Source, Stop, Verdict,
+};
 
 use crate::buffer::Bytes;
 
 /// The CLI's default `--max-message-size`.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
 
-/// A column of optional strings, appended to and merged in input order.
-#[derive(Default)]
-struct Strings {
+/// A column of optional strings in Arrow's layout (offsets, values, validity), so that a
+/// finished block becomes an array without a copy.
+pub(crate) struct Strings {
     data: Vec<u8>,
-    ends: Vec<i64>,
-    valid: Vec<bool>,
+    offsets: Vec<i64>,
+    nulls: NullBufferBuilder,
+}
+
+impl Default for Strings {
+    fn default() -> Strings {
+        Strings { data: Vec::new(), offsets: vec![0], nulls: NullBufferBuilder::new(0) }
+    }
 }
 
 impl Strings {
-    fn push(&mut self, value: Option<&[u8]>) {
-        if let Some(v) = value {
-            self.data.extend_from_slice(v);
+    pub(crate) fn push(&mut self, value: Option<&[u8]>) {
+        match value {
+            Some(v) => {
+                self.data.extend_from_slice(v);
+                self.nulls.append_non_null();
+            }
+            None => self.nulls.append_null(),
         }
-        self.ends.push(self.data.len() as i64);
-        self.valid.push(value.is_some());
+        self.offsets.push(self.data.len() as i64);
     }
 
-    fn append(&mut self, from: Strings) {
-        let base = self.data.len() as i64;
-        self.data.extend_from_slice(&from.data);
-        self.ends.extend(from.ends.iter().map(|e| e + base));
-        self.valid.extend(from.valid);
-    }
-
-    fn into_array(self) -> Result<ArrayRef, arrow_schema::ArrowError> {
-        let mut offsets = Vec::with_capacity(self.ends.len() + 1);
-        offsets.push(0i64);
-        offsets.extend(self.ends);
-        let nulls = NullBuffer::from(self.valid);
-        let nulls = (nulls.null_count() > 0).then_some(nulls);
-        let array = LargeStringArray::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            Buffer::from_vec(self.data),
-            nulls,
-        )?;
-        Ok(Arc::new(array))
-    }
-}
-
-/// The rows of one block (then of the whole run, merged in input order).
-#[derive(Default)]
-pub(crate) struct Rows {
-    /// 0: not an NDJSON line (null).
-    line: Vec<u64>,
-    offset: Vec<u64>,
-    kind: Vec<Kind>,
-    method: Strings,
-    id: Strings,
-    error_code: Vec<Option<i64>>,
-    reason: Vec<Option<&'static str>>,
-    tool_name: Strings,
-}
-
-impl Strings {
     /// A decoded name (no allocation without escapes), or its raw escaped text when it
     /// holds a lone surrogate escape (as the SQL functions do).
     fn push_name(&mut self, s: Option<rpcscan::Str<'_>>) {
         match s {
             None => self.push(None),
+            // Without escapes the text is the raw bytes (UTF-8: the scanner checked).
+            Some(s) if !s.has_escapes() => self.push(Some(s.raw())),
             Some(s) => match s.decode() {
                 Ok(text) => self.push(Some(text.as_bytes())),
                 Err(_) => self.push(Some(String::from_utf8_lossy(s.raw()).as_bytes())),
             },
         }
     }
+
+    fn reserve(&mut self, rows: usize, bytes: usize) {
+        self.offsets.reserve(rows);
+        self.data.reserve(bytes);
+        if self.nulls.is_empty() {
+            self.nulls = NullBufferBuilder::new(rows);
+        }
+    }
+
+    /// The array (its buffers moved, not copied); the column starts over.
+    pub(crate) fn take_array(&mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let array = LargeStringArray::try_new(
+            OffsetBuffer::new(ScalarBuffer::from(offsets)),
+            Buffer::from_vec(std::mem::take(&mut self.data)),
+            self.nulls.finish(),
+        )?;
+        Ok(Arc::new(array))
+    }
+
+    pub(crate) fn into_array(mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
+        self.take_array()
+    }
+}
+
+/// Optional integers in Arrow's layout.
+struct Ints<T> {
+    values: Vec<T>,
+    nulls: NullBufferBuilder,
+}
+
+impl<T: Default> Default for Ints<T> {
+    fn default() -> Ints<T> {
+        Ints { values: Vec::new(), nulls: NullBufferBuilder::new(0) }
+    }
+}
+
+impl<T: Default + arrow_buffer::ArrowNativeType> Ints<T> {
+    fn push(&mut self, value: Option<T>) {
+        self.nulls.append(value.is_some());
+        self.values.push(value.unwrap_or_default());
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.values.reserve(rows);
+        if self.nulls.is_empty() {
+            self.nulls = NullBufferBuilder::new(rows);
+        }
+    }
+
+    /// The values and validity (moved, not copied); the column starts over.
+    fn take(&mut self) -> (ScalarBuffer<T>, Option<NullBuffer>) {
+        (ScalarBuffer::from(std::mem::take(&mut self.values)), self.nulls.finish())
+    }
+}
+
+/// `kind` and `reason` are dictionary-encoded: an `i8` per row indexing the names, in the
+/// library's order (`Kind::ALL`, `Reason::ALL`).
+fn kind_key(kind: Kind) -> i8 {
+    Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as i8
+}
+
+fn reason_key(reason: Reason) -> i8 {
+    Reason::ALL.iter().position(|&r| r == reason).unwrap_or(0) as i8
+}
+
+/// The rows of one block, in Arrow's layout; in the run's own tally, the blocks already
+/// finished, in input order, as record batches (one per block: nothing is concatenated).
+#[derive(Default)]
+pub(crate) struct Rows {
+    /// Null where the framing has no lines.
+    line: Ints<u64>,
+    offset: Vec<u64>,
+    kind: Vec<i8>,
+    method: Strings,
+    id: Strings,
+    error_code: Ints<i64>,
+    reason: Ints<i8>,
+    tool_name: Strings,
+    batches: Vec<RecordBatch>,
+    /// A batch could not be built (not expected: the columns are built alike).
+    error: Option<arrow_schema::ArrowError>,
+}
+
+/// The size of the last block merged: rows, and bytes of each string column. A new
+/// block's columns are sized by it up front rather than grown (and copied) row by row.
+static LAST_BLOCK: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
+
+impl Rows {
+    fn len(&self) -> usize {
+        self.offset.len()
+    }
+
+    /// Sizes an empty block's columns like the last block merged (with some room).
+    fn reserve(&mut self) {
+        let hint = |i: usize| LAST_BLOCK[i].load(Ordering::Relaxed) / 8 * 9;
+        let rows = hint(0);
+        self.line.reserve(rows);
+        self.offset.reserve(rows);
+        self.kind.reserve(rows);
+        self.error_code.reserve(rows);
+        self.reason.reserve(rows);
+        self.method.reserve(rows, hint(1));
+        self.id.reserve(rows, hint(2));
+        self.tool_name.reserve(rows, hint(3));
+    }
+
+    /// Remembers this block's size for the next ones.
+    fn remember(&self) {
+        let sizes =
+            [self.len(), self.method.data.len(), self.id.data.len(), self.tool_name.data.len()];
+        for (slot, size) in LAST_BLOCK.iter().zip(sizes) {
+            slot.store(size, Ordering::Relaxed);
+        }
+    }
+
+    /// The rows so far as one record batch, appended to `batches`.
+    fn flush(&mut self) {
+        if self.len() == 0 {
+            return;
+        }
+        match self.take_batch() {
+            Ok(batch) => self.batches.push(batch),
+            Err(e) => {
+                self.error.get_or_insert(e);
+            }
+        }
+    }
+
+    fn take_batch(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let (line, line_nulls) = self.line.take();
+        let (code, code_nulls) = self.error_code.take();
+        let (reason, reason_nulls) = self.reason.take();
+        let kind = Int8Array::new(ScalarBuffer::from(std::mem::take(&mut self.kind)), None);
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(UInt64Array::new(line, line_nulls)),
+            Arc::new(UInt64Array::new(ScalarBuffer::from(std::mem::take(&mut self.offset)), None)),
+            Arc::new(DictionaryArray::<Int8Type>::try_new(kind, kind_names())?),
+            self.method.take_array()?,
+            self.id.take_array()?,
+            Arc::new(Int64Array::new(code, code_nulls)),
+            Arc::new(DictionaryArray::<Int8Type>::try_new(
+                Int8Array::new(reason, reason_nulls),
+                reason_names(),
+            )?),
+            self.tool_name.take_array()?,
+        ];
+        RecordBatch::try_new(schema(), columns)
+    }
+}
+
+/// The dictionary of `kind`: the five names, shared by every batch.
+fn kind_names() -> ArrayRef {
+    static NAMES: OnceLock<ArrayRef> = OnceLock::new();
+    NAMES.get_or_init(|| Arc::new(StringArray::from(Kind::ALL.map(Kind::as_str).to_vec()))).clone()
+}
+
+/// The dictionary of `reason`: every reason name of docs/spec.md §4.
+fn reason_names() -> ArrayRef {
+    static NAMES: OnceLock<ArrayRef> = OnceLock::new();
+    NAMES
+        .get_or_init(|| Arc::new(StringArray::from(Reason::ALL.map(Reason::as_str).to_vec())))
+        .clone()
+}
+
+/// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
+/// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
+/// too, a scan of every result object).
+fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
+    if m.kind() != Kind::Request || m.method()? != "tools/call" {
+        return None;
+    }
+    m.params()?.get("name").as_str()
 }
 
 /// The subcommand that collects rows instead of printing.
@@ -104,16 +258,19 @@ impl Command for Collect {
     type Tally = Rows;
 
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, rows: &mut Rows) {
-        rows.line.push(item.line);
+        if rows.offset.capacity() == 0 {
+            rows.reserve();
+        }
+        rows.line.push((item.line > 0).then_some(item.line));
         rows.offset.push(item.offset);
-        rows.kind.push(item.verdict.kind());
-        rows.reason.push(item.verdict.reason().map(|r| r.as_str()));
+        rows.kind.push(kind_key(item.verdict.kind()));
+        rows.reason.push(item.verdict.reason().map(reason_key));
         match &item.verdict {
             Verdict::Message(m) => {
                 rows.method.push_name(m.method());
                 rows.id.push(m.id().map(|id| id.raw()));
                 rows.error_code.push(m.error_code().and_then(|c| c.as_i64()));
-                rows.tool_name.push_name(m.mcp().tool_name());
+                rows.tool_name.push_name(tool_name(m));
             }
             Verdict::Invalid(inv) => {
                 rows.method.push(None);
@@ -130,53 +287,81 @@ impl Command for Collect {
         }
     }
 
-    fn merge(&self, into: &mut Rows, from: Rows) {
-        into.line.extend(from.line);
-        into.offset.extend(from.offset);
-        into.kind.extend(from.kind);
-        into.method.append(from.method);
-        into.id.append(from.id);
-        into.error_code.extend(from.error_code);
-        into.reason.extend(from.reason);
-        into.tool_name.append(from.tool_name);
+    /// A block's rows become one record batch (their buffers moved, not copied), after the
+    /// batches before it.
+    fn merge(&self, into: &mut Rows, mut from: Rows) {
+        from.remember();
+        into.flush();
+        from.flush();
+        into.batches.append(&mut from.batches);
+        if let Some(e) = from.error {
+            into.error.get_or_insert(e);
+        }
     }
 
     fn wants_lines(&self) -> bool {
         true
     }
+
+    /// A mapped block's lines come counted from 1 and are renumbered here, in order: the
+    /// engine's producer then does not count the file's newlines once more.
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Rows, mut from: Rows, first_line: u64) {
+        let by = first_line.saturating_sub(1);
+        if by > 0 {
+            // Null lines (none in NDJSON) hold 0 and stay masked.
+            for line in &mut from.line.values {
+                *line += by;
+            }
+        }
+        self.merge(into, from);
+    }
 }
 
 fn schema() -> Arc<Schema> {
-    Arc::new(Schema::new(vec![
-        Field::new("line", DataType::UInt64, true),
-        Field::new("offset", DataType::UInt64, false),
-        Field::new("kind", DataType::Utf8, false),
-        Field::new("method", DataType::LargeUtf8, true),
-        Field::new("id", DataType::LargeUtf8, true),
-        Field::new("error_code", DataType::Int64, true),
-        Field::new("reason", DataType::Utf8, true),
-        Field::new("tool_name", DataType::LargeUtf8, true),
-    ]))
+    static SCHEMA: OnceLock<Arc<Schema>> = OnceLock::new();
+    let dict = || DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8));
+    SCHEMA
+        .get_or_init(|| {
+            Arc::new(Schema::new(vec![
+                Field::new("line", DataType::UInt64, true),
+                Field::new("offset", DataType::UInt64, false),
+                Field::new("kind", dict(), false),
+                Field::new("method", DataType::LargeUtf8, true),
+                Field::new("id", DataType::LargeUtf8, true),
+                Field::new("error_code", DataType::Int64, true),
+                Field::new("reason", dict(), true),
+                Field::new("tool_name", DataType::LargeUtf8, true),
+            ]))
+        })
+        .clone()
 }
 
-fn batch(rows: Rows) -> Result<RecordBatch, arrow_schema::ArrowError> {
-    let line: UInt64Array = rows.line.iter().map(|&l| (l > 0).then_some(l)).collect();
-    let kind: StringArray = rows.kind.iter().map(|k| Some(k.as_str())).collect();
-    let reason: StringArray = rows.reason.iter().copied().collect();
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(line),
-        Arc::new(UInt64Array::from(rows.offset)),
-        Arc::new(kind),
-        rows.method.into_array()?,
-        rows.id.into_array()?,
-        Arc::new(Int64Array::from(rows.error_code)),
-        Arc::new(reason),
-        rows.tool_name.into_array()?,
-    ];
-    RecordBatch::try_new(schema(), columns)
+/// The run's rows as record batches, in input order.
+fn batches(mut rows: Rows) -> PyResult<Vec<RecordBatch>> {
+    rows.flush();
+    match rows.error {
+        Some(e) => Err(PyRuntimeError::new_err(e.to_string())),
+        None => Ok(rows.batches),
+    }
 }
 
-fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Settings> {
+/// The engine's settings from `scan` / `pair`'s keyword arguments: the CLI's `--framing`,
+/// `--mode`, `--max-message-size`, `--line-format`, `--json-field`, `--ts-field`,
+/// `--dir-field`, checked the same way.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn settings(
+    framing: &str,
+    mode: &str,
+    max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
+) -> PyResult<Settings> {
     let framing = match framing {
         "auto" => None,
         name => Some(name.parse::<Framing>().map_err(|e| {
@@ -195,12 +380,43 @@ fn settings(framing: &str, mode: &str, max_message_size: usize) -> PyResult<Sett
     if max_message_size == 0 {
         return Err(PyValueError::new_err("max_message_size must be at least 1"));
     }
+    let extract = match (line_format, json_field) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err("give line_format or json_field, not both"))
+        }
+        (Some(re), None) => {
+            if ts_field.is_some() || dir_field.is_some() {
+                return Err(PyValueError::new_err(
+                    "ts_field and dir_field go with json_field; line_format names its \
+                     (?<ts>...) and (?<dir>...) groups",
+                ));
+            }
+            Some(
+                Extract::regex(re)
+                    .map_err(|e| PyValueError::new_err(format!("line_format: {e}")))?,
+            )
+        }
+        (None, Some(msg)) => Some(
+            Extract::fields(msg, ts_field, dir_field)
+                .map_err(|e| PyValueError::new_err(format!("json_field: {e}")))?,
+        ),
+        (None, None) => {
+            if ts_field.is_some() || dir_field.is_some() {
+                return Err(PyValueError::new_err("ts_field and dir_field need json_field"));
+            }
+            None
+        }
+    };
+    if extract.is_some() && framing.is_some_and(|f| f != Framing::Ndjson) {
+        return Err(PyValueError::new_err("log lines (line_format, json_field) are NDJSON"));
+    }
     Ok(Settings {
-        framing,
+        // Log records are lines.
+        framing: if extract.is_some() { Some(Framing::Ndjson) } else { framing },
         parser: Parser::new().validation(mode),
         max_message_size,
         mmap: true,
-        extract: None,
+        extract: extract.map(Arc::new),
     })
 }
 
@@ -208,17 +424,19 @@ fn names<const N: usize>(names: [&str; N]) -> String {
     names.join(", ")
 }
 
-/// Runs the engine over one input, without the GIL.
-fn run(py: Python<'_>, settings: &Settings, input: Input) -> PyResult<Table> {
+/// Runs the engine over one input with `cmd`, without the GIL: its merged tally.
+pub(crate) fn run_engine<C: Command>(
+    py: Python<'_>,
+    cmd: &C,
+    settings: &Settings,
+    input: Input,
+) -> PyResult<C::Tally> {
     let result = py.detach(|| {
         let mut out = Output::discard();
-        input::run(&Collect, settings, &[input], &mut out).map(|run| (run.failed, run.tally))
+        input::run(cmd, settings, &[input], &mut out).map(|run| (run.failed, run.tally))
     });
     match result {
-        Ok((false, rows)) => {
-            let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            Ok(Table { batch })
-        }
+        Ok((false, tally)) => Ok(tally),
         Ok((true, _)) => Err(PyOSError::new_err("read error (see stderr)")),
         Err(Stop::Panic) => Err(PyRuntimeError::new_err("internal error: a worker panicked")),
         Err(Stop::BrokenPipe | Stop::Output(_)) => {
@@ -238,28 +456,86 @@ fn os_error(e: &std::io::Error, path: &std::path::Path) -> PyErr {
     }
 }
 
+/// Where a `scan` or `pair` reads from.
+pub(crate) enum Prepared {
+    /// A file or bytes, through the engine.
+    Engine(Input),
+    /// Arrow arrays of messages, one per element (`crate::arrow_input`).
+    Arrow(Vec<ArrayRef>),
+}
+
+impl Prepared {
+    /// A path: open errors become the matching `OSError` subclass (`FileNotFoundError`...)
+    /// here, rather than a note on stderr from the engine.
+    pub(crate) fn path(path: PathBuf) -> PyResult<Prepared> {
+        let meta = std::fs::File::open(&path)
+            .and_then(|f| f.metadata())
+            .map_err(|e| os_error(&e, &path))?;
+        if meta.is_dir() {
+            return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!(
+                "{}: is a directory",
+                path.display()
+            )));
+        }
+        Ok(Prepared::Engine(Input::Path(path)))
+    }
+
+    /// Bytes-like data, copied with the GIL held (a `bytearray` could be written to by
+    /// another thread), then read as the CLI reads a pipe.
+    pub(crate) fn bytes(data: &Bound<'_, PyAny>) -> PyResult<Prepared> {
+        let bytes = Bytes::get(data)?;
+        let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
+        drop(bytes);
+        Ok(Prepared::Engine(Input::Bytes(owned)))
+    }
+
+    /// An object with the Arrow PyCapsule interface.
+    pub(crate) fn arrow(array: &Bound<'_, PyAny>, settings: &Settings) -> PyResult<Prepared> {
+        if settings.extract.is_some() {
+            return Err(PyValueError::new_err(
+                "an Arrow source holds one message per element: no line_format / json_field",
+            ));
+        }
+        Ok(Prepared::Arrow(crate::arrow_input::import(array)?))
+    }
+
+    /// Runs `cmd` over it, without the GIL: the merged tally.
+    pub(crate) fn run<C: Command>(
+        self,
+        py: Python<'_>,
+        cmd: &C,
+        settings: &Settings,
+    ) -> PyResult<C::Tally> {
+        match self {
+            Prepared::Engine(input) => run_engine(py, cmd, settings, input),
+            Prepared::Arrow(arrays) => {
+                let tally = py.detach(|| crate::arrow_input::scan(cmd, &arrays, settings))?;
+                // Released here, with the GIL held (their producer may need it).
+                drop(arrays);
+                Ok(tally)
+            }
+        }
+    }
+}
+
 /// Scans a file (NDJSON files are memory-mapped and scanned on all cores).
 #[pyfunction]
-#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE))]
+#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_path(
     py: Python<'_>,
     path: PathBuf,
     framing: &str,
     mode: &str,
     max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
 ) -> PyResult<Table> {
-    let settings = settings(framing, mode, max_message_size)?;
-    // Open errors become the matching OSError subclass (FileNotFoundError, ...), here,
-    // rather than a note on stderr from the engine.
-    let meta =
-        std::fs::File::open(&path).and_then(|f| f.metadata()).map_err(|e| os_error(&e, &path))?;
-    if meta.is_dir() {
-        return Err(pyo3::exceptions::PyIsADirectoryError::new_err(format!(
-            "{}: is a directory",
-            path.display()
-        )));
-    }
-    run(py, &settings, Input::Path(path))
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    table(Prepared::path(path)?.run(py, &Collect, &settings)?)
 }
 
 /// Scans an Arrow array or chunked array of messages, one per element
@@ -272,45 +548,98 @@ pub fn scan_arrow(
     mode: &str,
     max_message_size: usize,
 ) -> PyResult<Table> {
-    let settings = settings("ndjson", mode, max_message_size)?;
-    let arrays = crate::arrow_input::import(array)?;
-    let rows = py.detach(|| crate::arrow_input::scan(&arrays, &settings))?;
-    // The imported arrays are released here, with the GIL held (their producer may need it).
-    drop(arrays);
-    let batch = batch(rows).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-    Ok(Table { batch })
+    let settings = settings("ndjson", mode, max_message_size, None, None, None, None)?;
+    table(Prepared::arrow(array, &settings)?.run(py, &Collect, &settings)?)
 }
 
 /// Scans bytes already in memory, as the CLI reads a pipe.
 #[pyfunction]
-#[pyo3(signature = (data, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE))]
+#[pyo3(signature = (data, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn scan_bytes(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
     framing: &str,
     mode: &str,
     max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
 ) -> PyResult<Table> {
-    let settings = settings(framing, mode, max_message_size)?;
-    let bytes = Bytes::get(data)?;
-    // Copied with the GIL held: a `bytearray` could be written to by another thread.
-    let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
-    drop(bytes);
-    run(py, &settings, Input::Bytes(owned))
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    table(Prepared::bytes(data)?.run(py, &Collect, &settings)?)
+}
+
+fn table(rows: Rows) -> PyResult<Table> {
+    Ok(Table { schema: schema(), batches: batches(rows)? })
+}
+
+/// `pair`: `source_kind` is `"path"`, `"bytes"` or `"arrow"` (the Python wrapper decides).
+/// Returns the event table and the summary `dict` (`crate::pair`).
+#[pyfunction]
+#[pyo3(signature = (source, source_kind, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None, max_in_flight = rpcscan::pair::DEFAULT_MAX_IN_FLIGHT, timeout = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn pair(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    source_kind: &str,
+    framing: &str,
+    mode: &str,
+    max_message_size: usize,
+    line_format: Option<&str>,
+    json_field: Option<&str>,
+    ts_field: Option<&str>,
+    dir_field: Option<&str>,
+    max_in_flight: usize,
+    timeout: Option<f64>,
+) -> PyResult<(Table, Py<pyo3::types::PyDict>)> {
+    let settings =
+        settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    let cmd = crate::pair::Pair { max_in_flight, timeout: crate::pair::timeout(timeout)? };
+    let prepared = match source_kind {
+        "path" => Prepared::path(source.extract()?)?,
+        "bytes" => Prepared::bytes(source)?,
+        "arrow" => Prepared::arrow(source, &settings)?,
+        other => return Err(PyValueError::new_err(format!("unknown source kind {other:?}"))),
+    };
+    let tally = prepared.run(py, &cmd, &settings)?;
+    let finished = py.detach(|| cmd.finish(tally));
+    finished.into_python(py)
+}
+
+/// A dictionary-encoded string column: `keys` index `values` (null for `None`).
+pub(crate) fn dictionary(
+    keys: Vec<Option<i8>>,
+    values: &[&str],
+) -> Result<ArrayRef, arrow_schema::ArrowError> {
+    let keys = Int8Array::from(keys);
+    let values: ArrayRef = Arc::new(StringArray::from(values.to_vec()));
+    Ok(Arc::new(DictionaryArray::<Int8Type>::try_new(keys, values)?))
 }
 
 /// The result of `scan`: one Arrow record batch, handed out through the Arrow PyCapsule
 /// interface (`pyarrow.table(t)`, `polars.from_arrow(t)`, DuckDB...).
 #[pyclass(frozen, module = "rpcscan")]
 pub struct Table {
-    batch: RecordBatch,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
 }
 
 const STREAM: &CStr = c"arrow_array_stream";
 
+impl Table {
+    /// A table of one batch.
+    pub(crate) fn new(batch: RecordBatch) -> Table {
+        Table { schema: batch.schema(), batches: vec![batch] }
+    }
+}
+
 #[pymethods]
 impl Table {
-    /// The Arrow C stream interface: a capsule holding an `ArrowArrayStream`.
+    /// The Arrow C stream interface: a capsule holding an `ArrowArrayStream` of the record
+    /// batches (one per block of input).
     #[pyo3(signature = (requested_schema = None))]
     fn __arrow_c_stream__<'py>(
         &self,
@@ -319,7 +648,8 @@ impl Table {
     ) -> PyResult<Bound<'py, PyCapsule>> {
         // The schema is fixed; a consumer asking for another one casts it itself.
         let _ = requested_schema;
-        let reader = RecordBatchIterator::new([Ok(self.batch.clone())], self.batch.schema());
+        let batches: Vec<_> = self.batches.iter().cloned().map(Ok).collect();
+        let reader = RecordBatchIterator::new(batches, self.schema.clone());
         let stream = FFI_ArrowArrayStream::new(Box::new(reader));
         PyCapsule::new_with_value(py, stream, STREAM)
     }
@@ -327,20 +657,20 @@ impl Table {
     /// The number of rows (messages).
     #[getter]
     fn num_rows(&self) -> usize {
-        self.batch.num_rows()
+        self.batches.iter().map(RecordBatch::num_rows).sum()
     }
 
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.batch.schema().fields().iter().map(|f| f.name().clone()).collect()
+        self.schema.fields().iter().map(|f| f.name().clone()).collect()
     }
 
     fn __len__(&self) -> usize {
-        self.batch.num_rows()
+        self.num_rows()
     }
 
     fn __repr__(&self) -> String {
-        format!("rpcscan.Table({} rows: {})", self.batch.num_rows(), self.column_names().join(", "))
+        format!("rpcscan.Table({} rows: {})", self.num_rows(), self.column_names().join(", "))
     }
 }

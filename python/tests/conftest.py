@@ -47,3 +47,33 @@ def cli():
     if not path:
         pytest.skip("no rpcscan binary: set RPCSCAN_BIN")
     return path
+
+
+@pytest.fixture(scope="session")
+def pairlog(tmp_path_factory):
+    """`pairlog(seed, wrapper, *extra)` writes a generated log with known pairs (the oracle's
+    `pairlog`, through spectable's `pairlog` binary: $RPCSCAN_PAIRLOG, else built here with
+    cargo) and returns (path, the `rpcscan` options that read it, the reference's events)."""
+    binary = os.environ.get("RPCSCAN_PAIRLOG")
+    if binary:
+        command = [binary]
+    else:
+        cargo = shutil.which("cargo")
+        if cargo is None:
+            pytest.skip("no pairlog: set RPCSCAN_PAIRLOG or install cargo")
+        command = [cargo, "run", "-q", "--release", "-p", "rpcscan-python-spectable", "--bin", "pairlog", "--"]
+    where = tmp_path_factory.mktemp("pairlog")
+
+    def make(seed, wrapper, *extra):
+        path = where / f"{wrapper}-{seed}-{'-'.join(map(str, extra))}.log"
+        out = subprocess.run(
+            [*command, str(seed), wrapper, str(path), *map(str, extra)],
+            cwd=PYTHON_DIR,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        made = json.loads(out)
+        return path, made["args"], made["events"]
+
+    return make

@@ -252,3 +252,37 @@ def test_without_pyarrow():
         [sys.executable, "-c", code, str(SAMPLE)], check=True, capture_output=True, text=True
     ).stdout
     assert int(out) == len(sample_messages())
+
+
+@pytest.mark.parametrize("wrapper", ["prefix", "payload", "proxy-log"])
+def test_scan_log_lines_equal_classify_json(cli, pairlog, wrapper):
+    """Messages inside log lines (line_format, json_field, proxy logs recognised): the rows
+    of `rpcscan classify --json` with the same options."""
+    path, args, _ = pairlog(3, wrapper)
+    options = {}
+    it = iter(args)
+    for flag in it:
+        options[flag.lstrip("-").replace("-", "_")] = next(it)
+    table = rpcscan.scan(path, **options)
+    assert_same(table, classify_json(cli, path, *args))
+    assert table.num_rows == 24000
+    assert rpcscan.scan(path.read_bytes(), **options).equals(table)
+
+
+def test_tool_name_column_matches_parse():
+    """The tool_name column: `params.name` of `tools/call` requests only, exactly as
+    `parse(...).tool_name` (escaped method and name, duplicate or non-string names)."""
+    messages = [
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}',
+        b'{"jsonrpc":"2.0","id":2,"method":"t\\u006fols/call","params":{"name":"e\\u0063ho"}}',
+        b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a","name":"b"}}',
+        b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":7}}',
+        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"note"}}',
+        b'{"jsonrpc":"2.0","id":5,"method":"prompts/get","params":{"name":"p"}}',
+        b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1]}',
+        b'{"jsonrpc":"2.0","id":7,"result":{"name":"x","resultType":"complete"}}',
+    ]
+    table = rpcscan.scan(b"\n".join(messages))
+    assert table.column("tool_name").to_pylist() == [rpcscan.parse(m).tool_name for m in messages]
+    assert table.column("tool_name").to_pylist()[:2] == ["echo", "echo"]
+    assert table.column("kind").type == pa.dictionary(pa.int8(), pa.string())

@@ -76,6 +76,7 @@ pub(super) fn produce_lines<T>(
                     data: Data::Read(block),
                     base,
                     line: first_line,
+                    at_merge: false,
                 });
                 base += cut as u64;
             }

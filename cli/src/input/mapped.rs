@@ -30,6 +30,7 @@ pub(super) fn produce_ranges<T>(
     p: &Producer<T>,
     files: Vec<Arc<Mapped>>,
     lines: bool,
+    at_merge: bool,
 ) -> (u64, Option<ReadError>) {
     let mut bytes = 0;
     for file in files {
@@ -53,9 +54,11 @@ pub(super) fn produce_ranges<T>(
                 source: Arc::clone(&file.source),
                 data: Data::Mapped { file: Arc::clone(&file), start: pos, end },
                 base: pos as u64,
-                line,
+                // Numbered at merge: each block counts its own lines from 1.
+                line: if at_merge { 1 } else { line },
+                at_merge,
             });
-            if lines {
+            if lines && !at_merge {
                 line += newlines(data.get(pos..end).unwrap_or_default());
             }
             bytes += (end - pos) as u64;

@@ -242,6 +242,21 @@ pub trait Command: Sync {
         false
     }
 
+    /// `true` when the subcommand numbers the lines of memory-mapped blocks itself, in
+    /// [`Command::merge_lines`]: each such block's items then come with lines counted from
+    /// 1 at the block's first byte, and the producer does not read the whole file once more
+    /// to number the blocks in advance (the workers find every newline anyway).
+    fn numbers_lines_at_merge(&self) -> bool {
+        false
+    }
+
+    /// [`Command::merge`] for a block whose lines were counted from 1 (see
+    /// [`Command::numbers_lines_at_merge`]): `first_line` is the real number of its line 1.
+    fn merge_lines(&self, into: &mut Self::Tally, from: Self::Tally, first_line: u64) {
+        let _ = first_line;
+        self.merge(into, from);
+    }
+
     /// `true` when output is printed as messages go by (not only at the end): then a
     /// progress bar would be torn up by it on a terminal, and is not drawn.
     fn prints_as_it_goes(&self) -> bool {
@@ -361,7 +376,8 @@ fn scan_mapped<C: Command>(
     }
     let files = std::mem::take(group);
     let lines = cmd.wants_lines();
-    pipeline(cmd, settings, out, run, progress, move |p| produce_ranges(p, files, lines))
+    let at_merge = lines && cmd.numbers_lines_at_merge();
+    pipeline(cmd, settings, out, run, progress, move |p| produce_ranges(p, files, lines, at_merge))
 }
 
 /// What the unit tests of the input files share: a subcommand that writes down each item.

@@ -52,6 +52,7 @@ pub(super) fn scan_ndjson<C: Command>(
         }
         if data.get(end) == Some(&b'\n') {
             end += 1;
+            scan.next_line(at, end);
         }
     }
     if data.len() - end > max {
@@ -84,6 +85,16 @@ impl<C: Command> NdjsonScan<'_, C> {
         self.line
     }
 
+    /// The line that starts at `at` (counted up to there) ends with the newline before
+    /// `next`, and holds no other (a message is a whole line): the line number moves on
+    /// without reading it again.
+    fn next_line(&mut self, at: usize, next: usize) {
+        if self.line > 0 && self.counted == at {
+            self.line += 1;
+            self.counted = next;
+        }
+    }
+
     fn emit(&mut self, at: usize, bytes: &[u8], verdict: Verdict<'_>) {
         let bytes = match verdict {
             Verdict::Skipped { .. } => &[][..],
@@ -108,10 +119,19 @@ impl<C: Command> NdjsonScan<'_, C> {
         let mut scratch = extract.scratch();
         let data = self.data;
         let mut pos = 0;
+        // The start of the previous line, when it ended with a newline.
+        let mut ended = None;
         while pos < data.len() {
+            if let Some(start) = ended.take() {
+                self.next_line(start, pos);
+            }
+            self.line_at(pos);
             let rest = data.get(pos..).unwrap_or_default();
             let (end, next) = memchr::memchr(b'\n', rest)
                 .map_or((data.len(), data.len()), |i| (pos + i, pos + i + 1));
+            if next > end {
+                ended = Some(pos);
+            }
             let mut record = data.get(pos..end).unwrap_or_default();
             record = record.strip_suffix(b"\r").unwrap_or(record);
             let at = pos;

@@ -29,6 +29,9 @@ pub(super) enum Block {
         base: u64,
         /// Line number of the first byte (0: not counted).
         line: u64,
+        /// `line` is 1 at the block's first byte: the writer numbers the block's lines
+        /// (`Command::merge_lines`).
+        at_merge: bool,
     },
     /// An oversized line a stream dropped as it went by.
     TooLarge { source: Arc<Source>, offset: u64, line: u64, len: u64 },
@@ -50,22 +53,23 @@ impl Block {
         }
     }
 
+    /// Scans the block; the line number after it (0 when lines are not counted).
     pub(super) fn scan<C: Command>(
         &self,
         cmd: &C,
         settings: &Settings,
         out: &mut Vec<u8>,
         tally: &mut C::Tally,
-    ) {
+    ) -> u64 {
         match self {
-            Block::Lines { source, data, base, line } => {
+            Block::Lines { source, data, base, line, .. } => {
                 let bytes = match data {
                     Data::Mapped { file, start, end } => {
                         file.data().get(*start..*end).unwrap_or_default()
                     }
                     Data::Read(bytes) => bytes,
                 };
-                scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally);
+                scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally)
             }
             Block::TooLarge { source, offset, line, len } => {
                 let item = Item {
@@ -78,7 +82,17 @@ impl Block {
                     verdict: Verdict::Skipped { reason: Reason::TooLarge, len: *len },
                 };
                 cmd.item(source, &item, out, tally);
+                0
             }
+        }
+    }
+
+    /// For a block numbered at merge: whether it is its input's first, and `None` for
+    /// every other block.
+    fn numbered_at_merge(&self) -> Option<bool> {
+        match self {
+            Block::Lines { at_merge: true, base, .. } => Some(*base == 0),
+            _ => None,
         }
     }
 
@@ -102,12 +116,31 @@ pub(super) struct ReadError {
 /// from the workers, and the producer's end.
 enum Event<T> {
     Block(Block),
-    Done { seq: usize, out: Vec<u8>, buffer: Option<Vec<u8>>, size: u64, tally: thread::Result<T> },
-    End { bytes: u64, error: Option<ReadError>, panicked: bool },
+    Done {
+        seq: usize,
+        out: Vec<u8>,
+        buffer: Option<Vec<u8>>,
+        size: u64,
+        tally: thread::Result<T>,
+        lines: Option<BlockLines>,
+    },
+    End {
+        bytes: u64,
+        error: Option<ReadError>,
+        panicked: bool,
+    },
 }
 
-/// A scanned block waiting for its turn: output, input size, tally.
-type Finished<T> = (Vec<u8>, u64, thread::Result<T>);
+/// A scanned block waiting for its turn: output, input size, tally, lines.
+type Finished<T> = (Vec<u8>, u64, thread::Result<T>, Option<BlockLines>);
+
+/// The lines of a block numbered at merge: whether it starts its input, and how many
+/// newlines it holds.
+#[derive(Clone, Copy)]
+struct BlockLines {
+    first: bool,
+    count: u64,
+}
 
 /// The producer's side: a permit (with a buffer to reuse) before each block, so that at
 /// most a window of blocks is ever in flight.
@@ -166,6 +199,8 @@ where
         let mut total = None;
         let mut pending: BTreeMap<usize, Finished<C::Tally>> = BTreeMap::new();
         let mut free: Vec<Vec<u8>> = Vec::new();
+        // The line number of the next block numbered at merge (its input's so far).
+        let mut next_line = 1u64;
         while total != Some(written) && stop.is_none() {
             // We hold a sender, so this only fails if every sender is gone: cannot happen.
             let Ok(event) = inbox.recv() else { break };
@@ -176,25 +211,31 @@ where
                     let events = events.clone();
                     let mut out = free.pop().unwrap_or_default();
                     scope.spawn(move |_| {
+                        let mut end_line = 0;
                         let tally = catch_unwind(AssertUnwindSafe(|| {
                             let mut tally = C::Tally::default();
-                            block.scan(cmd, settings, &mut out, &mut tally);
+                            end_line = block.scan(cmd, settings, &mut out, &mut tally);
                             tally
                         }));
                         let size = block.size();
+                        // Counted from 1: the block holds `end_line - 1` newlines.
+                        let lines = block
+                            .numbered_at_merge()
+                            .map(|first| BlockLines { first, count: end_line.saturating_sub(1) });
                         let _ = events.send(Event::Done {
                             seq,
                             out,
                             buffer: block.into_buffer(),
                             size,
                             tally,
+                            lines,
                         });
                     });
                 }
-                Event::Done { seq, out: buf, buffer, size, tally } => {
-                    pending.insert(seq, (buf, size, tally));
+                Event::Done { seq, out: buf, buffer, size, tally, lines } => {
+                    pending.insert(seq, (buf, size, tally, lines));
                     let mut buffer = buffer;
-                    while let Some((mut buf, size, tally)) = pending.remove(&written) {
+                    while let Some((mut buf, size, tally, lines)) = pending.remove(&written) {
                         written += 1;
                         match tally {
                             Ok(tally) => {
@@ -202,7 +243,16 @@ where
                                     stop = Some(e);
                                     break;
                                 }
-                                cmd.merge(&mut run.tally, tally);
+                                match lines {
+                                    Some(BlockLines { first, count }) => {
+                                        if first {
+                                            next_line = 1;
+                                        }
+                                        cmd.merge_lines(&mut run.tally, tally, next_line);
+                                        next_line += count;
+                                    }
+                                    None => cmd.merge(&mut run.tally, tally),
+                                }
                                 progress.inc(size);
                             }
                             Err(_) => {

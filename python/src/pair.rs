@@ -1,0 +1,519 @@
+//! `pair`: every response matched to the request it answers, by the library's matcher
+//! (`rpcscan::pair::Pairing`: the rules live there), over the CLI's input engine, into an
+//! Arrow table with the members of `rpcscan pair --json`, and the summary as a `dict`.
+//!
+//! As in the CLI, the engine's workers read each message's facts (kind, raw id, method,
+//! tool, cancel and progress keys, position, timestamp) into a per-block arena, and the
+//! blocks are merged in input order on the calling thread (the GIL released), which feeds
+//! them to the one sequential [`Pairing`] and appends each event it settles to the columns.
+//! Framed streams are decoded in order and feed it directly. Direction labels are mapped in
+//! input order by [`Directions`] (the first label seen is one way, the second the other).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use arrow_array::{ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, UInt64Array};
+use arrow_schema::{DataType, Field, Schema};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rpcscan::pair::{
+    Directions, Ending, Event, Fact, Outcome, Pairing, Position, Seen, Stat, Summary,
+};
+use rpcscan::Kind;
+use rpcscan_cli::input::extract::parse_time;
+use rpcscan_cli::input::{Command, Item, Source, Verdict};
+
+use crate::scan::{dictionary, Strings, Table};
+
+/// The pair command: what the matcher is told, beyond the rules.
+pub(crate) struct Pair {
+    pub max_in_flight: usize,
+    pub timeout: Option<Duration>,
+}
+
+/// A span of a block's arena.
+type Span = Option<(usize, usize)>;
+
+/// One message's facts, with its strings in the block's arena (one allocation per block).
+struct Record {
+    kind: Kind,
+    at: Position,
+    id: Span,
+    method: Span,
+    tool: Span,
+    progress_token: Span,
+    cancels: Span,
+    error_code: Span,
+    /// The log line's direction label, mapped to a direction in input order.
+    label: Span,
+    time: Option<Duration>,
+}
+
+impl Record {
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Vec<u8>) -> Record {
+        let mut stash = |bytes: Option<&[u8]>| {
+            bytes.map(|b| {
+                let start = arena.len();
+                arena.extend_from_slice(b);
+                (start, arena.len())
+            })
+        };
+        Record {
+            kind: fact.kind,
+            at: fact.at,
+            id: stash(fact.id),
+            method: stash(fact.method.as_deref().map(str::as_bytes)),
+            tool: stash(fact.tool.as_deref().map(str::as_bytes)),
+            progress_token: stash(fact.progress_token),
+            cancels: stash(fact.cancels),
+            error_code: stash(fact.error_code),
+            label: stash(label),
+            time: fact.time,
+        }
+    }
+
+    /// The fact, and its direction label.
+    fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
+        let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
+        let text =
+            |span: Span| bytes(span).and_then(|b| std::str::from_utf8(b).ok()).map(Cow::Borrowed);
+        let mut fact = Fact::new(self.kind, self.at);
+        fact.id = bytes(self.id);
+        fact.method = text(self.method);
+        fact.tool = text(self.tool);
+        fact.progress_token = bytes(self.progress_token);
+        fact.cancels = bytes(self.cancels);
+        fact.error_code = bytes(self.error_code);
+        fact.time = self.time;
+        (fact, bytes(self.label))
+    }
+}
+
+/// A block's facts; in the run's own tally, the matcher too.
+#[derive(Default)]
+pub(crate) struct Tally {
+    facts: Vec<Record>,
+    arena: Vec<u8>,
+    state: Option<Box<State>>,
+}
+
+/// The sequential end: the matcher, the counts, the event columns.
+struct State {
+    pairing: Pairing,
+    summary: Summary,
+    directions: Directions,
+    /// Messages with a label beyond the first two (no direction).
+    undirected: u64,
+    events: Events,
+}
+
+/// `event` values, in the dictionary's order.
+const EVENTS: [&str; 8] = [
+    "pair",
+    "orphan",
+    "null_id_error",
+    "duplicate",
+    "unanswered",
+    "cancelled",
+    "stray_progress",
+    "stray_cancel",
+];
+const OUTCOMES: [&str; 2] = ["result", "error"];
+const ENDINGS: [&str; 3] = ["finished", "evicted", "timed_out"];
+
+/// The event columns, appended to in the order the events settle.
+#[derive(Default)]
+struct Events {
+    event: Vec<Option<i8>>,
+    request_line: Vec<Option<u64>>,
+    request_offset: Vec<Option<u64>>,
+    response_line: Vec<Option<u64>>,
+    response_offset: Vec<Option<u64>>,
+    id: Strings,
+    method: Strings,
+    tool: Strings,
+    outcome: Vec<Option<i8>>,
+    error_code: Vec<Option<i64>>,
+    latency_ms: Vec<Option<f64>>,
+    progress: Vec<u64>,
+    cancelled: Vec<bool>,
+    ending: Vec<Option<i8>>,
+    earlier_line: Vec<Option<u64>>,
+    earlier_offset: Vec<Option<u64>>,
+}
+
+/// A line number as `pair --json` prints it: null where the framing has none.
+fn line(at: Option<Position>) -> Option<u64> {
+    at.map(|at| at.line).filter(|&l| l > 0)
+}
+
+/// A raw integer literal as an `i64`, when it is one and fits.
+fn code(raw: &[u8]) -> Option<i64> {
+    std::str::from_utf8(raw).ok()?.parse().ok()
+}
+
+impl Events {
+    /// One row per event, with the members (and nulls) of `rpcscan pair --json`.
+    fn push(&mut self, event: &Event<'_>) {
+        let mut request = None;
+        let mut response = None;
+        let mut at = None;
+        let mut id: Option<&[u8]> = None;
+        let mut method: Option<&str> = None;
+        let mut latency = None;
+        let mut ending = None;
+        let mut earlier = None;
+        let name = match event {
+            Event::Paired { request: r, response: s, latency: l } => {
+                request = Some(r);
+                response = Some(s);
+                latency = *l;
+                0
+            }
+            Event::Orphan(s) => {
+                response = Some(s);
+                1
+            }
+            Event::NullIdError(s) => {
+                response = Some(s);
+                2
+            }
+            Event::Duplicate { id: i, method: m, at: a, earlier: e } => {
+                id = Some(i);
+                method = Some(m);
+                at = Some(*a);
+                earlier = Some(*e);
+                3
+            }
+            Event::Unanswered { request: r, ending: e } => {
+                request = Some(r);
+                ending = Some(*e);
+                4
+            }
+            Event::Cancelled { request: r, ending: e } => {
+                request = Some(r);
+                ending = Some(*e);
+                5
+            }
+            Event::StrayProgress(a) => {
+                at = Some(*a);
+                6
+            }
+            Event::StrayCancel(a) => {
+                at = Some(*a);
+                7
+            }
+        };
+        let at = at.or(request.map(|r| r.at));
+        let response_at = response.map(|s| s.at);
+        self.event.push(Some(name));
+        self.request_line.push(line(at));
+        self.request_offset.push(at.map(|a| a.offset));
+        self.response_line.push(line(response_at));
+        self.response_offset.push(response_at.map(|a| a.offset));
+        let id = id.or(request.map(|r| &r.id[..])).or(response.and_then(|s| s.id));
+        self.id.push(id);
+        let method = method.or(request.map(|r| &*r.method));
+        self.method.push(method.map(str::as_bytes));
+        self.tool.push(request.and_then(|r| r.tool.as_deref()).map(str::as_bytes));
+        let (outcome, code) = match response.map(|s| s.outcome) {
+            Some(Outcome::Result) => (Some(0), None),
+            Some(Outcome::Error(c)) => (Some(1), c.and_then(code)),
+            None => (None, None),
+        };
+        self.outcome.push(outcome);
+        self.error_code.push(code);
+        self.latency_ms.push(latency.map(|l| l.as_secs_f64() * 1000.0));
+        self.progress.push(request.map_or(0, |r| r.progress));
+        self.cancelled.push(request.is_some_and(|r| r.cancelled));
+        self.ending.push(ending.map(|e| match e {
+            Ending::Finished => 0,
+            Ending::Evicted => 1,
+            Ending::TimedOut => 2,
+        }));
+        self.earlier_line.push(line(earlier));
+        self.earlier_offset.push(earlier.map(|e| e.offset));
+    }
+
+    fn into_batch(self) -> Result<RecordBatch, arrow_schema::ArrowError> {
+        let dict = DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8));
+        let schema = Schema::new(vec![
+            Field::new("event", dict.clone(), false),
+            Field::new("request_line", DataType::UInt64, true),
+            Field::new("request_offset", DataType::UInt64, true),
+            Field::new("response_line", DataType::UInt64, true),
+            Field::new("response_offset", DataType::UInt64, true),
+            Field::new("id", DataType::LargeUtf8, true),
+            Field::new("method", DataType::LargeUtf8, true),
+            Field::new("tool", DataType::LargeUtf8, true),
+            Field::new("outcome", dict.clone(), true),
+            Field::new("error_code", DataType::Int64, true),
+            Field::new("latency_ms", DataType::Float64, true),
+            Field::new("progress", DataType::UInt64, false),
+            Field::new("cancelled", DataType::Boolean, false),
+            Field::new("ending", dict, true),
+            Field::new("earlier_line", DataType::UInt64, true),
+            Field::new("earlier_offset", DataType::UInt64, true),
+        ]);
+        let u64s = |v: Vec<Option<u64>>| -> ArrayRef { Arc::new(UInt64Array::from(v)) };
+        let columns: Vec<ArrayRef> = vec![
+            dictionary(self.event, &EVENTS)?,
+            u64s(self.request_line),
+            u64s(self.request_offset),
+            u64s(self.response_line),
+            u64s(self.response_offset),
+            self.id.into_array()?,
+            self.method.into_array()?,
+            self.tool.into_array()?,
+            dictionary(self.outcome, &OUTCOMES)?,
+            Arc::new(Int64Array::from(self.error_code)),
+            Arc::new(Float64Array::from(self.latency_ms)),
+            Arc::new(UInt64Array::from(self.progress)),
+            Arc::new(BooleanArray::from(self.cancelled)),
+            dictionary(self.ending, &ENDINGS)?,
+            u64s(self.earlier_line),
+            u64s(self.earlier_offset),
+        ];
+        RecordBatch::try_new(Arc::new(schema), columns)
+    }
+}
+
+impl Pair {
+    fn state(&self) -> Box<State> {
+        Box::new(State {
+            pairing: Pairing::new().max_in_flight(self.max_in_flight).timeout(self.timeout),
+            summary: Summary::new(),
+            directions: Directions::new(),
+            undirected: 0,
+            events: Events::default(),
+        })
+    }
+
+    /// Feeds one fact, travelling the way its `label` says, in input order.
+    fn feed(state: &mut State, fact: Fact<'_>, label: Option<&[u8]>) {
+        let State { pairing, summary, directions, undirected, events } = state;
+        let direction = label.and_then(|l| directions.direction(l));
+        *undirected += u64::from(label.is_some() && direction.is_none());
+        let fact = fact.with_direction(direction);
+        pairing.feed(&fact, |event| {
+            summary.add(&event);
+            events.push(&event);
+        });
+    }
+
+    /// The facts of an item the matcher cares about, as `rpcscan pair` reads them:
+    /// requests, responses, cancels and progress; with a timeout, any other timed message
+    /// too (its time alone expires stragglers).
+    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
+        let at = Position { line: item.line, offset: item.offset };
+        let time = || item.ts.and_then(parse_time);
+        let Verdict::Message(msg) = &item.verdict else {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            let time = self.timeout.and_then(|_| time())?;
+            return Some(fact.with_time(Some(time)));
+        }
+        Some(fact.with_time(time()))
+    }
+
+    /// Ends the run: leftover facts fed, the matcher emptied, the table and the summary.
+    pub(crate) fn finish(&self, mut tally: Tally) -> Finished {
+        let mut state = tally.state.take().unwrap_or_else(|| self.state());
+        for record in &tally.facts {
+            let (fact, label) = record.fact(&tally.arena);
+            Self::feed(&mut state, fact, label);
+        }
+        let State { pairing, summary, events, .. } = &mut *state;
+        pairing.finish(|event| {
+            summary.add(&event);
+            events.push(&event);
+        });
+        let state = *state;
+        Finished {
+            events: state.events,
+            summary: state.summary,
+            labels: state.directions.labels().map(|l| l.map(<[u8]>::to_vec)),
+            undirected: state.undirected,
+        }
+    }
+}
+
+impl Command for Pair {
+    type Tally = Tally;
+
+    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
+        if let Some(fact) = self.fact_of(item) {
+            tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
+        }
+    }
+
+    fn item_in_order(
+        &self,
+        _source: &Source,
+        item: &Item<'_>,
+        _out: &mut Vec<u8>,
+        tally: &mut Tally,
+    ) {
+        if let Some(fact) = self.fact_of(item) {
+            let state = tally.state.get_or_insert_with(|| self.state());
+            Self::feed(state, fact, item.dir);
+        }
+    }
+
+    fn merge(&self, into: &mut Tally, from: Tally) {
+        let state = into.state.get_or_insert_with(|| self.state());
+        for record in &from.facts {
+            let (fact, label) = record.fact(&from.arena);
+            Self::feed(state, fact, label);
+        }
+    }
+
+    fn wants_lines(&self) -> bool {
+        true
+    }
+
+    /// A mapped block's facts come with lines counted from 1, renumbered here in order
+    /// before they reach the matcher.
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Tally, mut from: Tally, first_line: u64) {
+        let by = first_line.saturating_sub(1);
+        for record in &mut from.facts {
+            if record.at.line > 0 {
+                record.at.line += by;
+            }
+        }
+        self.merge(into, from);
+    }
+
+    fn prints_as_it_goes(&self) -> bool {
+        false
+    }
+}
+
+/// A finished run: the events and what the summary needs.
+pub(crate) struct Finished {
+    events: Events,
+    summary: Summary,
+    labels: [Option<Vec<u8>>; 2],
+    undirected: u64,
+}
+
+impl Finished {
+    /// The event table and the summary `dict`.
+    pub(crate) fn into_python(self, py: Python<'_>) -> PyResult<(Table, Py<PyDict>)> {
+        let summary = summary_dict(py, &self.summary, &self.labels, self.undirected)?;
+        let batch = self.events.into_batch().map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok((Table::new(batch), summary.unbind()))
+    }
+}
+
+/// Milliseconds, as `pair --json` prints latencies.
+fn millis(d: Option<Duration>) -> Option<f64> {
+    d.map(|d| d.as_secs_f64() * 1000.0)
+}
+
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// `{"count", "errors": {code: n}, "p50_ms", "p90_ms", "p99_ms", "max_ms"}` per name.
+fn stats<'py>(
+    py: Python<'py>,
+    rows: &std::collections::BTreeMap<String, Stat>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let all = PyDict::new(py);
+    for (name, stat) in rows {
+        let one = PyDict::new(py);
+        one.set_item("count", stat.count)?;
+        let errors = PyDict::new(py);
+        for (code, n) in &stat.errors {
+            errors.set_item(lossy(code), n)?;
+        }
+        one.set_item("errors", errors)?;
+        let l = &stat.latency;
+        one.set_item("p50_ms", millis(l.percentile(50.0)))?;
+        one.set_item("p90_ms", millis(l.percentile(90.0)))?;
+        one.set_item("p99_ms", millis(l.percentile(99.0)))?;
+        one.set_item("max_ms", millis((l.count() > 0).then(|| l.max())))?;
+        all.set_item(name, one)?;
+    }
+    Ok(all)
+}
+
+fn first_lines<'py>(py: Python<'py>, seen: &Seen) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, &seen.first_lines)
+}
+
+/// The summary: the members of the closing `pair --json` line, then per method, per tool
+/// and per unanswered method, and the first lines of each anomaly.
+fn summary_dict<'py>(
+    py: Python<'py>,
+    s: &Summary,
+    labels: &[Option<Vec<u8>>; 2],
+    undirected: u64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("pairs", s.pairs)?;
+    d.set_item("unanswered", s.unanswered_count())?;
+    d.set_item("evicted", s.evicted)?;
+    d.set_item("timed_out", s.timed_out)?;
+    d.set_item("orphans", s.orphans.count)?;
+    d.set_item("duplicates", s.duplicates.count)?;
+    d.set_item("cancelled", s.cancelled.count)?;
+    d.set_item("null_id_errors", s.null_id_errors.count)?;
+    d.set_item("stray_notifications", s.stray_notifications.count)?;
+    let directions = match labels {
+        [None, _] => None,
+        [Some(a), b] => {
+            Some(std::iter::once(a).chain(b).map(|l| lossy(l).into_owned()).collect::<Vec<_>>())
+        }
+    };
+    d.set_item("directions", directions)?;
+    d.set_item("undirected", undirected)?;
+    d.set_item("methods", stats(py, &s.methods)?)?;
+    d.set_item("tools", stats(py, &s.tools)?)?;
+    let unanswered = PyDict::new(py);
+    for (method, seen) in &s.unanswered {
+        let one = PyDict::new(py);
+        one.set_item("count", seen.count)?;
+        one.set_item("first_lines", first_lines(py, seen)?)?;
+        unanswered.set_item(method, one)?;
+    }
+    d.set_item("unanswered_methods", unanswered)?;
+    let first = PyDict::new(py);
+    for (name, seen) in [
+        ("orphans", &s.orphans),
+        ("duplicates", &s.duplicates),
+        ("cancelled", &s.cancelled),
+        ("null_id_errors", &s.null_id_errors),
+        ("stray_notifications", &s.stray_notifications),
+    ] {
+        first.set_item(name, first_lines(py, seen)?)?;
+    }
+    d.set_item("first_lines", first)?;
+    Ok(d)
+}
+
+/// `timeout` in seconds (a `float`) as a duration; `ValueError` when negative or not finite.
+pub(crate) fn timeout(seconds: Option<f64>) -> PyResult<Option<Duration>> {
+    seconds
+        .map(|s| {
+            Duration::try_from_secs_f64(s).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "timeout must be a non-negative number of seconds, not {s}"
+                ))
+            })
+        })
+        .transpose()
+}
