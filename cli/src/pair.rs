@@ -133,58 +133,94 @@ struct Tally {
     state: Option<Box<State>>,
 }
 
-/// A span of the arena.
-type Span = Option<(usize, usize)>;
+/// A span of the arena, relative to its record's first byte there: start and length
+/// (`u32::MAX` long: none). Compact, so that a block's records stay small on their way to
+/// the matcher's thread.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
 
-/// One message's facts, with its strings in the block's arena.
+impl Span {
+    const NONE: Span = Span { start: 0, len: u32::MAX };
+}
+
+/// One message's facts, with its strings in the block's arena from `base` on.
 struct Record {
-    kind: Kind,
     at: Position,
+    time: Option<Duration>,
+    /// Where this record's strings begin in the arena.
+    base: usize,
+    kind: Kind,
     id: Span,
     method: Span,
     tool: Span,
-    progress_token: Span,
-    cancels: Span,
+    /// A request's or progress notification's progress token, or a cancel's request id.
+    token: Span,
+    /// `token` is the `requestId` of a `notifications/cancelled`.
+    cancels: bool,
     error_code: Span,
     /// The log line's direction label, mapped to a direction in input order.
     label: Span,
-    time: Option<Duration>,
 }
 
 impl Record {
     fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Vec<u8>) -> Record {
-        let mut stash = |bytes: Option<&[u8]>| {
-            bytes.map(|b| {
-                let start = arena.len();
-                arena.extend_from_slice(b);
-                (start, arena.len())
-            })
+        let base = arena.len();
+        // A field longer than 4 GiB (a message that size, with --max-message-size raised
+        // that far) is not kept.
+        let mut stash = |bytes: Option<&[u8]>| match bytes {
+            Some(b) => match (u32::try_from(arena.len() - base), u32::try_from(b.len())) {
+                (Ok(start), Ok(len)) if len != u32::MAX => {
+                    arena.extend_from_slice(b);
+                    Span { start, len }
+                }
+                _ => Span::NONE,
+            },
+            None => Span::NONE,
         };
+        let id = stash(fact.id);
+        let method = stash(fact.method.as_deref().map(str::as_bytes));
+        let tool = stash(fact.tool.as_deref().map(str::as_bytes));
+        let token = stash(fact.cancels.or(fact.progress_token));
+        let error_code = stash(fact.error_code);
+        let label = stash(label);
         Record {
-            kind: fact.kind,
             at: fact.at,
-            id: stash(fact.id),
-            method: stash(fact.method.as_deref().map(str::as_bytes)),
-            tool: stash(fact.tool.as_deref().map(str::as_bytes)),
-            progress_token: stash(fact.progress_token),
-            cancels: stash(fact.cancels),
-            error_code: stash(fact.error_code),
-            label: stash(label),
             time: fact.time,
+            base,
+            kind: fact.kind,
+            id,
+            method,
+            tool,
+            token,
+            cancels: fact.cancels.is_some(),
+            error_code,
+            label,
         }
     }
 
     /// The fact, and its direction label.
     fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
-        let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
+        let bytes = |span: Span| {
+            if span.len == u32::MAX {
+                return None;
+            }
+            let start = self.base + span.start as usize;
+            arena.get(start..start + span.len as usize)
+        };
         let text =
             |span: Span| bytes(span).and_then(|b| std::str::from_utf8(b).ok()).map(Cow::Borrowed);
         let mut fact = Fact::new(self.kind, self.at);
         fact.id = bytes(self.id);
         fact.method = text(self.method);
         fact.tool = text(self.tool);
-        fact.progress_token = bytes(self.progress_token);
-        fact.cancels = bytes(self.cancels);
+        if self.cancels {
+            fact.cancels = bytes(self.token);
+        } else {
+            fact.progress_token = bytes(self.token);
+        }
         fact.error_code = bytes(self.error_code);
         fact.time = self.time;
         (fact, bytes(self.label))
