@@ -75,6 +75,10 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         Err(code) => return code,
     };
     args.common.setup_threads();
+    // `tail -f server.log | rpcscan pair`: Ctrl-C ends the input, the report follows.
+    if let Err(e) = input::interrupt::end_input_on_ctrl_c() {
+        input::warn(format_args!("cannot catch Ctrl-C: {e}"));
+    }
     let cmd = Pair {
         json: args.json,
         only_unanswered: args.unanswered,
@@ -113,7 +117,12 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         out.flush()?;
         Ok(run)
     });
-    crate::exit(run, |_| u8::from(cmd.only_unanswered && unanswered == 0))
+    // Interrupted: the report is printed, and the status says the input did not end.
+    let interrupted = input::interrupt::interrupted();
+    crate::exit(run, |_| match interrupted {
+        true => 130,
+        false => u8::from(cmd.only_unanswered && unanswered == 0),
+    })
 }
 
 /// The subcommand's settings.
