@@ -92,7 +92,8 @@ impl<'a> Str<'a> {
 
     /// Appends the decoded bytes to `out` (a reused buffer: no allocation once it is large
     /// enough). UTF-8, except that a lone surrogate escape comes out in the generalized
-    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`).
+    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`), and
+    /// bytes that are not UTF-8 are copied as they are.
     ///
     /// ```
     /// let record = rpcscan::Raw::lenient(br#"{"payload":"{\"id\":1,\"x\":\"\u00e9\"}"}"#);
@@ -102,12 +103,26 @@ impl<'a> Str<'a> {
     /// assert_eq!(buf, r#"{"id":1,"x":"é"}"#.as_bytes());
     /// ```
     pub fn decode_into(&self, out: &mut Vec<u8>) {
-        if self.escaped {
-            out.reserve(self.raw.len());
-            out.extend(self.decoded_bytes());
-        } else {
-            out.extend_from_slice(self.raw);
+        let raw = self.raw;
+        if !self.escaped {
+            out.extend_from_slice(raw);
+            return;
         }
+        out.reserve(raw.len());
+        // Runs between escapes are copied whole (bytes that are not UTF-8 stay as they are,
+        // as they do without escapes); each escape (a surrogate pair is one) decodes by
+        // `decode`'s rules.
+        let mut pos = 0;
+        while let Some(i) = memchr::memchr(b'\\', raw.get(pos..).unwrap_or_default()) {
+            let at = pos + i;
+            out.extend_from_slice(raw.get(pos..at).unwrap_or_default());
+            let mut points = CodePoints { raw, pos: at };
+            let mut buf = [0; 4];
+            let len = encode_wtf8(points.escape(), &mut buf);
+            out.extend_from_slice(buf.get(..usize::from(len)).unwrap_or_default());
+            pos = points.pos;
+        }
+        out.extend_from_slice(raw.get(pos..).unwrap_or_default());
     }
 
     /// The decoded code points; lone surrogate escapes come out as their surrogate value.
@@ -368,6 +383,28 @@ mod tests {
         assert!(matches!(s("plain").decode().unwrap(), Cow::Borrowed("plain")));
         assert_eq!(s(r"x\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 1 }));
         assert_eq!(s(r"\udc00\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 0 }));
+    }
+
+    #[test]
+    fn decodes_into_a_buffer_as_the_code_points_say() {
+        #[rustfmt::skip]
+        let cases = [
+            r"plain", r"a\u0062c", r"\ud83d\ude00x", r#"\"\\\/\b\f\n\r\t"#, r"x\ud800", r"\udc00\ud800y",
+            r"\ud800\u0041", r"\u12", r"\u12zz", r"end\", r"\q", "é\\n😀", r#"{\"id\":1,\"m\":\"\u00e9\"}"#,
+        ];
+        for raw in cases {
+            let mut out = b"kept".to_vec();
+            s(raw).decode_into(&mut out);
+            let expected: Vec<u8> = b"kept".iter().copied().chain(s(raw).decoded_bytes()).collect();
+            assert_eq!(out, expected, "{raw}");
+        }
+        // Bytes that are not UTF-8 are copied, escapes or not.
+        for raw in [&b"a\xff\\n"[..], b"a\xff"] {
+            let mut out = Vec::new();
+            Str::from_raw(raw).decode_into(&mut out);
+            assert_eq!(out.first(), Some(&b'a'));
+            assert_eq!(out.get(1), Some(&0xFF), "{raw:?}");
+        }
     }
 
     #[test]
