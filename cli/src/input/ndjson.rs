@@ -84,14 +84,25 @@ impl<C: Command> NdjsonScan<'_, C> {
         self.line
     }
 
+    /// Counted past a line's content (which holds no `\n`): the next count starts at its
+    /// end, not at its start, so each message costs a count over the few bytes between
+    /// lines instead of over the message.
+    fn skip_line(&mut self, end: usize) {
+        if self.line > 0 && end >= self.counted {
+            self.counted = end;
+        }
+    }
+
     fn emit(&mut self, at: usize, bytes: &[u8], verdict: Verdict<'_>) {
+        let line = self.line_at(at);
+        self.skip_line(at + bytes.len());
         let bytes = match verdict {
             Verdict::Skipped { .. } => &[][..],
             _ => bytes,
         };
         let item = Item {
             offset: self.base + at as u64,
-            line: self.line_at(at),
+            line,
             bytes,
             record: bytes,
             ts: None,
@@ -147,15 +158,10 @@ impl<C: Command> NdjsonScan<'_, C> {
                     Err(inv) => Verdict::Invalid(inv),
                 }
             };
-            let item = Item {
-                offset: self.base + offset as u64,
-                line: self.line_at(at),
-                bytes,
-                record,
-                ts,
-                dir,
-                verdict,
-            };
+            let line = self.line_at(at);
+            self.skip_line(at + record.len());
+            let item =
+                Item { offset: self.base + offset as u64, line, bytes, record, ts, dir, verdict };
             self.cmd.item(self.source, &item, self.out, self.tally);
         }
     }
