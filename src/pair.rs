@@ -67,10 +67,14 @@
 //!   older than the timeout; a request without a timestamp never expires and stops the
 //!   check at its place in the line.
 
-use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::borrow::{Borrow, Cow};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 use std::time::Duration;
+
+use hashbrown::HashTable;
 
 use crate::kind::Kind;
 use crate::message::Message;
@@ -257,7 +261,7 @@ fn lossy<'a, E>(decoded: Result<Cow<'a, str>, E>, raw: &'a [u8]) -> Cow<'a, str>
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Request {
     /// The raw id, exactly as sent.
-    pub id: Box<[u8]>,
+    pub id: RawId,
     /// The decoded method (shared among the requests of a method).
     pub method: Arc<str>,
     /// The tool of a `tools/call` (shared likewise).
@@ -356,41 +360,332 @@ pub enum Event<'f> {
     StrayCancel(Position),
 }
 
-/// One remembered request and its keys (shared with the tables that index it).
+/// Bytes kept inline up to [`INLINE`] long, on the heap beyond: ids and keys are mostly
+/// short, so a request in flight costs no allocation of its own.
+#[derive(Clone)]
+enum Small {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+/// The longest bytes [`Small`] keeps inline (24 bytes in all, with the length and the
+/// variant): any `u64` id's key (side, tag, 20 digits) fits.
+const INLINE: usize = 22;
+
+impl Small {
+    fn new(from: &[u8]) -> Small {
+        let mut bytes = [0; INLINE];
+        match (bytes.get_mut(..from.len()), u8::try_from(from.len())) {
+            (Some(inline), Ok(len)) => {
+                inline.copy_from_slice(from);
+                Small::Inline { len, bytes }
+            }
+            _ => Small::Heap(from.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Small::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Small::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl PartialEq for Small {
+    fn eq(&self, other: &Small) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Small {}
+
+impl Hash for Small {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // As `[u8]` hashes: lookups borrow a plain slice.
+        self.as_slice().hash(state);
+    }
+}
+
+impl Borrow<[u8]> for Small {
+    fn borrow(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+/// A request's raw id, exactly as sent (quotes and escapes included): a byte slice
+/// ([`Deref`](std::ops::Deref)), kept inline when short.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawId(Small);
+
+impl RawId {
+    /// A copy of `raw`.
+    pub fn new(raw: &[u8]) -> RawId {
+        RawId(Small::new(raw))
+    }
+}
+
+impl std::ops::Deref for RawId {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for RawId {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+impl From<&[u8]> for RawId {
+    fn from(raw: &[u8]) -> RawId {
+        RawId::new(raw)
+    }
+}
+
+impl fmt::Debug for RawId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RawId").field(&String::from_utf8_lossy(self)).finish()
+    }
+}
+
+/// The hash of the matcher's tables: foldhash, seeded at random once per process (from
+/// address-space layout and the clock), so a log cannot be written to collide in a run
+/// it cannot observe; several times faster than the standard SipHash on short ids.
+type Seeded = foldhash::fast::RandomState;
+
+/// A decoded id or progress token with its side: see [`key`].
+type Key = Small;
+
+/// Which of its two keys a request is indexed by.
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Id,
+    Token,
+}
+
+/// A request's place among the requests waiting with the same key: the key, its hash,
+/// the next younger one with it, and (at the oldest, which the index points at) the
+/// youngest.
+#[derive(Debug)]
+struct Link {
+    key: Key,
+    hash: u64,
+    next: u32,
+    last: u32,
+}
+
+impl Link {
+    fn new(key: &[u8], hash: u64) -> Link {
+        Link { key: Small::new(key), hash, next: NONE, last: NONE }
+    }
+}
+
+/// One remembered request and the links that index it.
 #[derive(Debug)]
 struct InFlight {
     request: Request,
-    key: Key,
-    token: Option<Key>,
+    id: Link,
+    token: Option<Link>,
 }
 
-/// A decoded id or progress token with its side: see [`key`].
-type Key = Arc<[u8]>;
-
-/// The arrival numbers of the requests waiting under one key, oldest first. Mostly one:
-/// that one needs no allocation of its own.
-#[derive(Debug)]
-struct Queue {
-    first: u64,
-    rest: VecDeque<u64>,
-}
-
-impl Queue {
-    fn new(seq: u64) -> Queue {
-        Queue { first: seq, rest: VecDeque::new() }
+impl InFlight {
+    fn link(&self, which: Which) -> Option<&Link> {
+        match which {
+            Which::Id => Some(&self.id),
+            Which::Token => self.token.as_ref(),
+        }
     }
 
-    /// Drops `seq`; `true` when nothing is left.
-    fn remove(&mut self, seq: u64) -> bool {
-        if self.first == seq {
-            match self.rest.pop_front() {
-                Some(next) => self.first = next,
-                None => return true,
-            }
-        } else {
-            self.rest.retain(|&s| s != seq);
+    fn link_mut(&mut self, which: Which) -> Option<&mut Link> {
+        match which {
+            Which::Id => Some(&mut self.id),
+            Which::Token => self.token.as_mut(),
         }
-        false
+    }
+}
+
+impl fmt::Debug for Small {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.as_slice()))
+    }
+}
+
+/// No slot.
+const NONE: u32 = u32::MAX;
+
+/// A place in the in-flight table, linked in arrival order.
+#[derive(Debug)]
+struct Slot {
+    entry: Option<InFlight>,
+    older: u32,
+    newer: u32,
+}
+
+/// The requests in flight: a slab (freed slots are reused, so it never grows past the
+/// most requests ever in flight at once) threaded by a list in arrival order, oldest
+/// first. Every operation is O(1).
+#[derive(Debug, Default)]
+struct Table {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    oldest: u32,
+    newest: u32,
+    len: usize,
+}
+
+impl Table {
+    fn new() -> Table {
+        Table { oldest: NONE, newest: NONE, ..Table::default() }
+    }
+
+    fn get(&self, at: u32) -> Option<&InFlight> {
+        self.slots.get(at as usize)?.entry.as_ref()
+    }
+
+    fn get_mut(&mut self, at: u32) -> Option<&mut InFlight> {
+        self.slots.get_mut(at as usize)?.entry.as_mut()
+    }
+
+    fn link(&self, at: u32, which: Which) -> Option<&Link> {
+        self.get(at)?.link(which)
+    }
+
+    fn link_mut(&mut self, at: u32, which: Which) -> Option<&mut Link> {
+        self.get_mut(at)?.link_mut(which)
+    }
+
+    /// The oldest request's slot.
+    fn oldest(&self) -> Option<u32> {
+        (self.oldest != NONE).then_some(self.oldest)
+    }
+
+    /// Adds the newest request; `None` only when the table cannot index more (never with
+    /// [`Pairing::max_in_flight`] below `u32::MAX`).
+    fn push(&mut self, entry: InFlight) -> Option<u32> {
+        let slot = Slot { entry: Some(entry), older: self.newest, newer: NONE };
+        let at = match self.free.pop() {
+            Some(at) => {
+                *self.slots.get_mut(at as usize)? = slot;
+                at
+            }
+            None => {
+                let at = u32::try_from(self.slots.len()).ok().filter(|&at| at != NONE)?;
+                self.slots.push(slot);
+                at
+            }
+        };
+        match self.slots.get_mut(self.newest as usize) {
+            Some(newest) => newest.newer = at,
+            None => self.oldest = at,
+        }
+        self.newest = at;
+        self.len += 1;
+        Some(at)
+    }
+
+    /// Takes a request out, and frees its slot.
+    fn take(&mut self, at: u32) -> Option<InFlight> {
+        let slot = self.slots.get_mut(at as usize)?;
+        let entry = slot.entry.take()?;
+        let (older, newer) = (slot.older, slot.newer);
+        match self.slots.get_mut(older as usize) {
+            Some(o) => o.newer = newer,
+            None => self.oldest = newer,
+        }
+        match self.slots.get_mut(newer as usize) {
+            Some(n) => n.older = older,
+            None => self.newest = older,
+        }
+        self.free.push(at);
+        self.len -= 1;
+        Some(entry)
+    }
+}
+
+/// Key → the oldest request waiting with it (the others follow its [`Link`]s). Only slot
+/// numbers live in the hash table, keys stay in the slots: the tables stay small enough
+/// for the cache with a million requests in flight... or at least ten thousand.
+#[derive(Debug, Default)]
+struct Index {
+    heads: HashTable<u32>,
+}
+
+impl Index {
+    /// The oldest request waiting with `key`.
+    fn find(&self, table: &Table, which: Which, hash: u64, key: &[u8]) -> Option<u32> {
+        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key.as_slice() == key);
+        self.heads.find(hash, same).copied()
+    }
+
+    /// Indexes the (newest) request at `at` by its link; the oldest request already
+    /// waiting with the same key, if there is one.
+    fn insert(&mut self, table: &mut Table, which: Which, at: u32) -> Option<u32> {
+        let link = table.link(at, which)?;
+        let hash = link.hash;
+        let key = link.key.clone();
+        match self.find(table, which, hash, key.as_slice()) {
+            Some(head) => {
+                let last = table.link(head, which).map_or(head, |l| l.last);
+                if let Some(l) = table.link_mut(last, which) {
+                    l.next = at;
+                }
+                if let Some(l) = table.link_mut(head, which) {
+                    l.last = at;
+                }
+                Some(head)
+            }
+            None => {
+                if let Some(l) = table.link_mut(at, which) {
+                    l.last = at;
+                }
+                let rehash = |&s: &u32| table.link(s, which).map_or(0, |l| l.hash);
+                self.heads.insert_unique(hash, at, rehash);
+                None
+            }
+        }
+    }
+
+    /// Drops the request at `at` (still in the table) from its key's chain.
+    fn remove(&mut self, table: &mut Table, which: Which, at: u32) {
+        let Some(link) = table.link(at, which) else { return };
+        let (hash, next, last) = (link.hash, link.next, link.last);
+        let key = link.key.clone();
+        let same = |&s: &u32| table.link(s, which).is_some_and(|l| l.key == key);
+        let Ok(entry) = self.heads.find_entry(hash, same) else { return };
+        let head = *entry.get();
+        if head == at {
+            // The common case: responses, evictions and timeouts take the oldest.
+            if next == NONE {
+                entry.remove();
+            } else {
+                let mut entry = entry;
+                *entry.get_mut() = next;
+                if let Some(l) = table.link_mut(next, which) {
+                    l.last = last;
+                }
+            }
+            return;
+        }
+        // Further down the chain (a progress token shared by several requests): find the
+        // one before it.
+        let mut before = head;
+        while let Some(l) = table.link(before, which) {
+            if l.next == at {
+                break;
+            }
+            before = l.next;
+        }
+        if let Some(l) = table.link_mut(before, which) {
+            l.next = next;
+        }
+        if let Some(l) = table.link_mut(head, which) {
+            if l.last == at {
+                l.last = before;
+            }
+        }
     }
 }
 
@@ -400,16 +695,16 @@ const MAX_SHARED_NAME: usize = 128;
 /// The matcher: see the [module docs](self).
 #[derive(Debug)]
 pub struct Pairing {
-    /// Arrival number → request, oldest first.
-    in_flight: BTreeMap<u64, InFlight>,
+    /// The requests in flight, oldest first.
+    in_flight: Table,
     /// Id key → the requests waiting with it.
-    by_id: HashMap<Key, Queue>,
+    by_id: Index,
     /// Progress token key → the requests that carry it.
-    by_token: HashMap<Key, Queue>,
+    by_token: Index,
     /// Methods and tool names, shared by the requests that carry them (at most
     /// [`MAX_KEYS`], each at most [`MAX_SHARED_NAME`] bytes).
-    names: HashSet<Arc<str>>,
-    next: u64,
+    names: HashSet<Arc<str>, Seeded>,
+    seed: Seeded,
     max_in_flight: usize,
     timeout: Option<Duration>,
     /// Reused space for building keys.
@@ -426,21 +721,21 @@ impl Pairing {
     /// An empty matcher holding at most [`DEFAULT_MAX_IN_FLIGHT`] requests, no timeout.
     pub fn new() -> Pairing {
         Pairing {
-            in_flight: BTreeMap::new(),
-            by_id: HashMap::new(),
-            by_token: HashMap::new(),
-            names: HashSet::new(),
-            next: 0,
+            in_flight: Table::new(),
+            by_id: Index::default(),
+            by_token: Index::default(),
+            names: HashSet::default(),
+            seed: Seeded::default(),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
             scratch: Vec::new(),
         }
     }
 
-    /// Holds at most `n` requests (at least 1): one more evicts the oldest as
-    /// [`Event::Unanswered`] with [`Ending::Evicted`].
+    /// Holds at most `n` requests (at least 1, at most `u32::MAX - 1`): one more evicts
+    /// the oldest as [`Event::Unanswered`] with [`Ending::Evicted`].
     pub fn max_in_flight(mut self, n: usize) -> Pairing {
-        self.max_in_flight = n.max(1);
+        self.max_in_flight = n.clamp(1, (NONE - 1) as usize);
         self
     }
 
@@ -452,7 +747,7 @@ impl Pairing {
 
     /// Requests waiting for a response.
     pub fn in_flight(&self) -> usize {
-        self.in_flight.len()
+        self.in_flight.len
     }
 
     /// Takes in one message's facts, in log order; `sink` gets what they settle.
@@ -478,11 +773,22 @@ impl Pairing {
     /// Ends the log: every request still waiting comes out, oldest first, as
     /// [`Event::Unanswered`] or [`Event::Cancelled`]. The matcher is empty afterwards.
     pub fn finish(&mut self, mut sink: impl FnMut(Event<'static>)) {
-        while let Some((_, entry)) = self.in_flight.pop_first() {
+        while let Some(entry) = self.in_flight.oldest().and_then(|at| self.in_flight.take(at)) {
             sink(ended(entry.request, Ending::Finished));
         }
-        self.by_id.clear();
-        self.by_token.clear();
+        self.in_flight = Table::new();
+        self.by_id.heads.clear();
+        self.by_token.heads.clear();
+    }
+
+    /// The oldest request waiting with the key in the scratch space.
+    fn find(&self, which: Which) -> Option<u32> {
+        let key = self.scratch.as_slice();
+        let index = match which {
+            Which::Id => &self.by_id,
+            Which::Token => &self.by_token,
+        };
+        index.find(&self.in_flight, which, self.seed.hash_one(key), key)
     }
 
     fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
@@ -491,59 +797,25 @@ impl Pairing {
         if !key(raw, side, &mut self.scratch) {
             return;
         }
-        if self.in_flight.len() >= self.max_in_flight {
-            if let Some(seq) = self.in_flight.keys().next().copied() {
-                if let Some(request) = self.remove(seq) {
-                    sink(ended(request, Ending::Evicted));
-                }
+        if self.in_flight.len >= self.max_in_flight {
+            if let Some(request) = self.in_flight.oldest().and_then(|at| self.remove(at)) {
+                sink(ended(request, Ending::Evicted));
             }
             // `remove` used the scratch space: build the key again.
             key(raw, side, &mut self.scratch);
         }
         let method = fact.method.as_deref().unwrap_or("");
-        let seq = self.next;
-        self.next += 1;
-        let id_key = match self.by_id.get_key_value(self.scratch.as_slice()) {
-            Some((id_key, waiting)) => {
-                if let Some(earlier) = self.in_flight.get(&waiting.first) {
-                    sink(Event::Duplicate {
-                        id: raw,
-                        method,
-                        at: fact.at,
-                        earlier: earlier.request.at,
-                    });
-                }
-                let id_key = id_key.clone();
-                if let Some(waiting) = self.by_id.get_mut(&id_key) {
-                    waiting.rest.push_back(seq);
-                }
-                id_key
-            }
-            None => {
-                let id_key: Key = self.scratch.as_slice().into();
-                self.by_id.insert(id_key.clone(), Queue::new(seq));
-                id_key
-            }
-        };
+        let id = Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice()));
         // Progress arrives against the request's direction: key it the way it will be looked up.
-        let mut token = None;
-        if let Some(raw_token) = fact.progress_token {
-            if key(raw_token, side, &mut self.scratch) {
-                let token_key = match self.by_token.get_key_value(self.scratch.as_slice()) {
-                    Some((token_key, _)) => token_key.clone(),
-                    None => self.scratch.as_slice().into(),
-                };
-                match self.by_token.get_mut(&token_key) {
-                    Some(waiting) => waiting.rest.push_back(seq),
-                    None => {
-                        self.by_token.insert(token_key.clone(), Queue::new(seq));
-                    }
-                }
-                token = Some(token_key);
+        let token = match fact.progress_token {
+            Some(raw_token) if key(raw_token, side, &mut self.scratch) => {
+                Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
             }
-        }
+            _ => None,
+        };
+        let has_token = token.is_some();
         let request = Request {
-            id: raw.into(),
+            id: RawId::new(raw),
             method: self.share(method),
             tool: fact.tool.as_deref().map(|tool| self.share(tool)),
             at: fact.at,
@@ -552,7 +824,14 @@ impl Pairing {
             progress: 0,
             cancelled: false,
         };
-        self.in_flight.insert(seq, InFlight { request, key: id_key, token });
+        let Some(at) = self.in_flight.push(InFlight { request, id, token }) else { return };
+        let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
+        if let Some(earlier) = earlier.and_then(|e| self.in_flight.get(e)) {
+            sink(Event::Duplicate { id: raw, method, at: fact.at, earlier: earlier.request.at });
+        }
+        if has_token {
+            self.by_token.insert(&mut self.in_flight, Which::Token, at);
+        }
     }
 
     /// The shared copy of a method or tool name.
@@ -582,8 +861,7 @@ impl Pairing {
             sink(Event::NullIdError(response));
             return;
         }
-        let seq = self.by_id.get(self.scratch.as_slice()).map(|waiting| waiting.first);
-        match seq.and_then(|seq| self.remove(seq)) {
+        match self.find(Which::Id).and_then(|at| self.remove(at)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
@@ -598,9 +876,9 @@ impl Pairing {
     fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.cancels else { return };
         let found = key(raw, side(fact.direction), &mut self.scratch)
-            .then(|| self.by_id.get(self.scratch.as_slice()))
+            .then(|| self.find(Which::Id))
             .flatten()
-            .and_then(|waiting| self.in_flight.get_mut(&waiting.first));
+            .and_then(|at| self.in_flight.get_mut(at));
         match found {
             Some(entry) => entry.request.cancelled = true,
             None => sink(Event::StrayCancel(fact.at)),
@@ -613,9 +891,9 @@ impl Pairing {
         };
         let requester = side(fact.direction.map(Direction::reverse));
         let found = key(raw, requester, &mut self.scratch)
-            .then(|| self.by_token.get(self.scratch.as_slice()))
+            .then(|| self.find(Which::Token))
             .flatten()
-            .and_then(|waiting| self.in_flight.get_mut(&waiting.first));
+            .and_then(|at| self.in_flight.get_mut(at));
         match found {
             Some(entry) => entry.request.progress += 1,
             None => sink(Event::StrayProgress(fact.at)),
@@ -623,32 +901,25 @@ impl Pairing {
     }
 
     fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl FnMut(Event<'f>)) {
-        while let Some((&seq, entry)) = self.in_flight.first_key_value() {
-            let expired = entry.request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout);
+        while let Some(at) = self.in_flight.oldest() {
+            let expired = self.in_flight.get(at).is_some_and(|entry| {
+                entry.request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout)
+            });
             if !expired {
                 return;
             }
-            if let Some(request) = self.remove(seq) {
-                sink(ended(request, Ending::TimedOut));
+            match self.remove(at) {
+                Some(request) => sink(ended(request, Ending::TimedOut)),
+                None => return,
             }
         }
     }
 
     /// Takes a request out of every table.
-    fn remove(&mut self, seq: u64) -> Option<Request> {
-        let entry = self.in_flight.remove(&seq)?;
-        forget(&mut self.by_id, &entry.key, seq);
-        if let Some(token) = &entry.token {
-            forget(&mut self.by_token, token, seq);
-        }
-        Some(entry.request)
-    }
-}
-
-/// Drops `seq` from the queue under `key`, and the queue when it empties.
-fn forget(map: &mut HashMap<Key, Queue>, key: &[u8], seq: u64) {
-    if map.get_mut(key).is_some_and(|queue| queue.remove(seq)) {
-        map.remove(key);
+    fn remove(&mut self, at: u32) -> Option<Request> {
+        self.by_id.remove(&mut self.in_flight, Which::Id, at);
+        self.by_token.remove(&mut self.in_flight, Which::Token, at);
+        Some(self.in_flight.take(at)?.request)
     }
 }
 
@@ -998,11 +1269,13 @@ impl Summary {
 
 /// The entry for `name`, or the [`OTHER`] entry once the table is full.
 fn stat<'m, T: Default>(map: &'m mut BTreeMap<String, T>, name: &str) -> Option<&'m mut T> {
-    let name = if map.contains_key(name) || map.len() < MAX_KEYS { name } else { OTHER };
-    if !map.contains_key(name) {
-        map.insert(name.to_owned(), T::default());
+    // A known name (the common case) costs two lookups: today's borrow checker does not
+    // let `get_mut`'s borrow end on its `None`.
+    if map.contains_key(name) {
+        return map.get_mut(name);
     }
-    map.get_mut(name)
+    let name = if map.len() < MAX_KEYS { name } else { OTHER };
+    Some(map.entry(name.to_owned()).or_default())
 }
 
 #[cfg(test)]
@@ -1107,6 +1380,9 @@ mod tests {
             ("cancel of nothing", &[r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}}"#], "stray-cancel 1"),
             ("progress counted", &[r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"\u0070","progress":2}}"#, RES1], "pair 1>4 tools/call t +2"),
             ("progress token is an id: 1 is not \"1\"", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":1}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"1","progress":1}}"#, RES1], "stray-progress 2; pair 1>3 m"),
+            ("a token shared, the younger answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, RES1], "pair 2>3 m; pair 1>5 m +1"),
+            ("a token shared, the older answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":3,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#], "pair 2>4 m; pair 1>5 m; unanswered 3 Finished"),
+            ("three in flight with one id, FIFO", &[REQ1, REQ1, REQ1, RES1, RES1, RES1, RES1], "dup 2<1; dup 3<1; pair 1>4 ping; pair 2>5 ping; pair 3>6 ping; orphan 7"),
             ("progress after the response is stray", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":7}}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#], "pair 1>2 m; stray-progress 3"),
             ("directions: both sides use id 0", &[r#"> {"jsonrpc":"2.0","id":0,"method":"initialize"}"#, r#"< {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#, r#"< {"jsonrpc":"2.0","id":0,"result":{}}"#], "pair 2>3 sampling/createMessage; pair 1>4 initialize"),
             ("directions: a response the same way answers nothing", &[r#"> {"jsonrpc":"2.0","id":0,"method":"ping"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#], "orphan 2; unanswered 1 Finished"),
@@ -1132,6 +1408,7 @@ mod tests {
         #[rustfmt::skip]
         let cases: Vec<Case> = vec![
             ("eviction of the oldest", vec![req(1, 0), req(2, 0), req(3, 0), res(1, 0)], 2, None, "unanswered 1 Evicted; orphan 4; unanswered 2 Finished; unanswered 3 Finished"),
+            ("eviction of a duplicated id's oldest", vec![req(1, 0), req(1, 0), req(2, 0), res(1, 0), res(1, 0)], 2, None, "dup 2<1; unanswered 1 Evicted; pair 2>4 m 0ms; orphan 5; unanswered 3 Finished"),
             ("max 0 counts as 1", vec![req(1, 0), req(2, 0), res(2, 0)], 0, None, "unanswered 1 Evicted; pair 2>3 m 0ms"),
             ("timeout expires stragglers", vec![req(1, 0), req(2, 900), res(2, 1500)], 1_000_000, Some(1000), "unanswered 1 TimedOut; pair 2>3 m 600ms"),
             ("exactly the timeout is not expired", vec![req(1, 0), res(1, 1000)], 1_000_000, Some(1000), "pair 1>2 m 1000ms"),

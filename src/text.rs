@@ -92,7 +92,8 @@ impl<'a> Str<'a> {
 
     /// Appends the decoded bytes to `out` (a reused buffer: no allocation once it is large
     /// enough). UTF-8, except that a lone surrogate escape comes out in the generalized
-    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`).
+    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`), and
+    /// bytes that are not UTF-8 are copied as they are.
     ///
     /// ```
     /// let record = rpcscan::Raw::lenient(br#"{"payload":"{\"id\":1,\"x\":\"\u00e9\"}"}"#);
@@ -102,12 +103,90 @@ impl<'a> Str<'a> {
     /// assert_eq!(buf, r#"{"id":1,"x":"é"}"#.as_bytes());
     /// ```
     pub fn decode_into(&self, out: &mut Vec<u8>) {
-        if self.escaped {
-            out.reserve(self.raw.len());
-            out.extend(self.decoded_bytes());
-        } else {
-            out.extend_from_slice(self.raw);
+        let raw = self.raw;
+        if !self.escaped {
+            out.extend_from_slice(raw);
+            return;
         }
+        // Decoded text is never longer than its raw form: decode in place in `raw.len()`
+        // bytes (and eight more, so that every word stored below fits), then cut.
+        let start = out.len();
+        out.resize(start + raw.len() + 8, 0);
+        let Some(dst) = out.get_mut(start..) else { return };
+        let (mut r, mut w) = (0, 0);
+        loop {
+            // Eight bytes at a time, stored whole (what follows a backslash is written
+            // over): runs between escapes are short in an escaped message, a call to
+            // memcpy or memchr per run costs more than the run.
+            if let Some(word) = raw.get(r..r + 8) {
+                let mut bytes = [0; 8];
+                bytes.copy_from_slice(word);
+                if let Some(slot) = dst.get_mut(w..w + 8) {
+                    slot.copy_from_slice(&bytes);
+                }
+                let x = u64::from_le_bytes(bytes) ^ BACKSLASHES;
+                // A zero byte of `x` (a backslash) sets its high bit here; bytes above the
+                // first zero may be set falsely, those below never are.
+                let zeros = x.wrapping_sub(ONES) & !x & HIGHS;
+                if zeros == 0 {
+                    r += 8;
+                    w += 8;
+                    continue;
+                }
+                let k = (zeros.trailing_zeros() / 8) as usize;
+                r += k;
+                w += k;
+            } else {
+                match raw.get(r) {
+                    None => break,
+                    Some(b'\\') => {}
+                    Some(&b) => {
+                        if let Some(slot) = dst.get_mut(w) {
+                            *slot = b;
+                        }
+                        r += 1;
+                        w += 1;
+                        continue;
+                    }
+                }
+            }
+            // An escape at `r` (a surrogate pair is one), by `decode`'s rules.
+            let simple = match raw.get(r + 1) {
+                Some(b'"') => Some(b'"'),
+                Some(b'\\') => Some(b'\\'),
+                Some(b'/') => Some(b'/'),
+                Some(b'n') => Some(b'\n'),
+                Some(b't') => Some(b'\t'),
+                Some(b'r') => Some(b'\r'),
+                Some(b'b') => Some(0x08),
+                Some(b'f') => Some(0x0C),
+                _ => None,
+            };
+            if let Some(b) = simple {
+                if let Some(slot) = dst.get_mut(w) {
+                    *slot = b;
+                }
+                r += 2;
+                w += 1;
+                continue;
+            }
+            if raw.get(r + 1).is_some_and(|&b| b >= 0x80) {
+                // Not an escape, and a character cut in two: the code points' own rules
+                // (U+FFFD for each piece, longer than the raw bytes) for the rest.
+                out.truncate(start + w);
+                out.extend(Str::new(raw.get(r..).unwrap_or_default(), true).decoded_bytes());
+                return;
+            }
+            let mut points = CodePoints { raw, pos: r };
+            let mut buf = [0; 4];
+            let len = usize::from(encode_wtf8(points.escape(), &mut buf));
+            if let (Some(slot), Some(bytes)) = (dst.get_mut(w..w + len), buf.get(..len)) {
+                slot.copy_from_slice(bytes);
+            }
+            r = points.pos;
+            w += len;
+        }
+        out.truncate(start + w);
     }
 
     /// The decoded code points; lone surrogate escapes come out as their surrogate value.
@@ -305,6 +384,11 @@ impl Iterator for CodePoints<'_> {
     }
 }
 
+/// Bytes of a word all `0x01`, all `0x80`, all backslashes: the word-at-a-time search.
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+const BACKSLASHES: u64 = ONES * b'\\' as u64;
+
 /// The UTF-8 (generalized for lone surrogates) bytes of decoded code points.
 pub(crate) struct DecodedBytes<'a> {
     points: CodePoints<'a>,
@@ -368,6 +452,44 @@ mod tests {
         assert!(matches!(s("plain").decode().unwrap(), Cow::Borrowed("plain")));
         assert_eq!(s(r"x\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 1 }));
         assert_eq!(s(r"\udc00\ud800").decode(), Err(DecodeError::LoneSurrogate { offset: 0 }));
+    }
+
+    #[test]
+    fn decodes_into_a_buffer_as_the_code_points_say() {
+        #[rustfmt::skip]
+        let cases = [
+            r"plain", r"a\u0062c", r"\ud83d\ude00x", r#"\"\\\/\b\f\n\r\t"#, r"x\ud800", r"\udc00\ud800y",
+            r"\ud800\u0041", r"\u12", r"\u12zz", r"end\", r"\q", "é\\n😀", r#"{\"id\":1,\"m\":\"\u00e9\"}"#,
+            r"0123456\n0123456789abcdef\t01234567\u00e9x0123456\\", r"01234567\ud83d\ude0001234567", r"0123456\",
+        ];
+        for raw in cases {
+            let mut out = b"kept".to_vec();
+            s(raw).decode_into(&mut out);
+            let expected: Vec<u8> = b"kept".iter().copied().chain(s(raw).decoded_bytes()).collect();
+            assert_eq!(out, expected, "{raw}");
+        }
+        // Every short string over an alphabet of escape pieces (a small LCG picks them).
+        let alphabet = ["a", "\\", "\"", "u", "0", "d", "8", "D", "c", "n", "é"];
+        let mut seed = 1u64;
+        for _ in 0..5000 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = (seed >> 59) as usize + (seed >> 33) as usize % 24;
+            let mut raw = String::new();
+            for n in 0..len {
+                let pick = seed.rotate_left(n as u32 * 5) as usize % alphabet.len();
+                raw.push_str(alphabet[pick]);
+            }
+            let mut out = Vec::new();
+            s(&raw).decode_into(&mut out);
+            assert_eq!(out, s(&raw).decoded_bytes().collect::<Vec<_>>(), "{raw}");
+        }
+        // Bytes that are not UTF-8 are copied, escapes or not.
+        for raw in [&b"a\xff\\n"[..], b"a\xff"] {
+            let mut out = Vec::new();
+            Str::from_raw(raw).decode_into(&mut out);
+            assert_eq!(out.first(), Some(&b'a'));
+            assert_eq!(out.get(1), Some(&0xFF), "{raw:?}");
+        }
     }
 
     #[test]

@@ -141,7 +141,8 @@ Latencies and --timeout need timestamps, and directions need labels: from log li
 (--line-format groups ts and dir, --ts-field and --dir-field, `rpcscan proxy --log` files);
 bare NDJSON has neither, and one id space is shared by both sides. The two direction labels
 seen (any two distinct values) are reported; a response answers a request that travelled
-the other way.")]
+the other way. The report comes at the end of the input, or at Ctrl-C (which ends the
+input where it is: exit status 130 after the report; a second Ctrl-C exits at once).")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]

@@ -18,6 +18,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
 use std::process::ExitCode;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use clap::Args;
@@ -75,11 +76,16 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         Err(code) => return code,
     };
     args.common.setup_threads();
+    // `tail -f server.log | rpcscan pair`: Ctrl-C ends the input, the report follows.
+    if let Err(e) = input::interrupt::end_input_on_ctrl_c() {
+        input::warn(format_args!("cannot catch Ctrl-C: {e}"));
+    }
     let cmd = Pair {
         json: args.json,
         only_unanswered: args.unanswered,
         max_in_flight: args.max_in_flight,
         timeout: args.timeout,
+        spare: Mutex::new(Vec::new()),
     };
     let run = input::run(&cmd, &settings, &args.common.inputs(), out);
     let mut unanswered = 0;
@@ -113,7 +119,12 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
         out.flush()?;
         Ok(run)
     });
-    crate::exit(run, |_| u8::from(cmd.only_unanswered && unanswered == 0))
+    // Interrupted: the report is printed, and the status says the input did not end.
+    let interrupted = input::interrupt::interrupted();
+    crate::exit(run, |_| match interrupted {
+        true => 130,
+        false => u8::from(cmd.only_unanswered && unanswered == 0),
+    })
 }
 
 /// The subcommand's settings.
@@ -122,69 +133,142 @@ struct Pair {
     only_unanswered: bool,
     max_in_flight: usize,
     timeout: Option<Duration>,
+    /// Record and arena buffers of merged blocks, for the next blocks to fill (a block's
+    /// thousands of records would otherwise regrow, and be copied, every time).
+    spare: Mutex<Vec<(Vec<Record>, Arena)>>,
 }
+
+/// Spare buffers kept at most (a window of blocks is in flight at once).
+const MAX_SPARE: usize = 64;
 
 /// A block's facts (in an arena: one allocation per block, not per message), and in the
 /// run's own tally the matcher.
 #[derive(Default)]
 struct Tally {
     facts: Vec<Record>,
-    arena: Vec<u8>,
+    arena: Arena,
     state: Option<Box<State>>,
 }
 
-/// A span of the arena.
-type Span = Option<(usize, usize)>;
+/// A block's strings: raw bytes (ids, tokens, codes, labels), and text (methods and tool
+/// names, valid UTF-8 already: read back without a second validation).
+#[derive(Default)]
+struct Arena {
+    bytes: Vec<u8>,
+    text: String,
+}
 
-/// One message's facts, with its strings in the block's arena.
+impl Arena {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.text.clear();
+    }
+}
+
+/// A span of the arena, relative to its record's first byte there: start and length
+/// (`u32::MAX` long: none). Compact, so that a block's records stay small on their way to
+/// the matcher's thread.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    const NONE: Span = Span { start: 0, len: u32::MAX };
+}
+
+/// One message's facts, with its strings in the block's arena from `base` on (text from
+/// `text_base`).
 struct Record {
-    kind: Kind,
     at: Position,
+    time: Option<Duration>,
+    /// Where this record's strings begin in the arena.
+    base: usize,
+    text_base: usize,
+    kind: Kind,
     id: Span,
     method: Span,
     tool: Span,
-    progress_token: Span,
-    cancels: Span,
+    /// A request's or progress notification's progress token, or a cancel's request id.
+    token: Span,
+    /// `token` is the `requestId` of a `notifications/cancelled`.
+    cancels: bool,
     error_code: Span,
     /// The log line's direction label, mapped to a direction in input order.
     label: Span,
-    time: Option<Duration>,
 }
 
 impl Record {
-    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Vec<u8>) -> Record {
-        let mut stash = |bytes: Option<&[u8]>| {
-            bytes.map(|b| {
-                let start = arena.len();
-                arena.extend_from_slice(b);
-                (start, arena.len())
-            })
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Arena) -> Record {
+        let (base, text_base) = (arena.bytes.len(), arena.text.len());
+        // A field longer than 4 GiB (a message that size, with --max-message-size raised
+        // that far) is not kept.
+        let span = |start: usize, len: usize| match (u32::try_from(start), u32::try_from(len)) {
+            (Ok(start), Ok(len)) if len != u32::MAX => Some(Span { start, len }),
+            _ => None,
         };
+        let bytes = &mut arena.bytes;
+        let mut stash = |b: Option<&[u8]>| {
+            let Some(b) = b else { return Span::NONE };
+            let Some(span) = span(bytes.len() - base, b.len()) else { return Span::NONE };
+            bytes.extend_from_slice(b);
+            span
+        };
+        let id = stash(fact.id);
+        let token = stash(fact.cancels.or(fact.progress_token));
+        let error_code = stash(fact.error_code);
+        let label = stash(label);
+        let text = &mut arena.text;
+        let mut stash_text = |t: Option<&str>| {
+            let Some(t) = t else { return Span::NONE };
+            let Some(span) = span(text.len() - text_base, t.len()) else { return Span::NONE };
+            text.push_str(t);
+            span
+        };
+        let method = stash_text(fact.method.as_deref());
+        let tool = stash_text(fact.tool.as_deref());
         Record {
-            kind: fact.kind,
             at: fact.at,
-            id: stash(fact.id),
-            method: stash(fact.method.as_deref().map(str::as_bytes)),
-            tool: stash(fact.tool.as_deref().map(str::as_bytes)),
-            progress_token: stash(fact.progress_token),
-            cancels: stash(fact.cancels),
-            error_code: stash(fact.error_code),
-            label: stash(label),
             time: fact.time,
+            base,
+            text_base,
+            kind: fact.kind,
+            id,
+            method,
+            tool,
+            token,
+            cancels: fact.cancels.is_some(),
+            error_code,
+            label,
         }
     }
 
     /// The fact, and its direction label.
-    fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
-        let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
-        let text =
-            |span: Span| bytes(span).and_then(|b| std::str::from_utf8(b).ok()).map(Cow::Borrowed);
+    fn fact<'a>(&self, arena: &'a Arena) -> (Fact<'a>, Option<&'a [u8]>) {
+        let bytes = |span: Span| {
+            if span.len == u32::MAX {
+                return None;
+            }
+            let start = self.base + span.start as usize;
+            arena.bytes.get(start..start + span.len as usize)
+        };
+        let text = |span: Span| {
+            if span.len == u32::MAX {
+                return None;
+            }
+            let start = self.text_base + span.start as usize;
+            arena.text.get(start..start + span.len as usize).map(Cow::Borrowed)
+        };
         let mut fact = Fact::new(self.kind, self.at);
         fact.id = bytes(self.id);
         fact.method = text(self.method);
         fact.tool = text(self.tool);
-        fact.progress_token = bytes(self.progress_token);
-        fact.cancels = bytes(self.cancels);
+        if self.cancels {
+            fact.cancels = bytes(self.token);
+        } else {
+            fact.progress_token = bytes(self.token);
+        }
         fact.error_code = bytes(self.error_code);
         fact.time = self.time;
         (fact, bytes(self.label))
@@ -258,6 +342,11 @@ impl Command for Pair {
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
         if let Some(fact) = self.fact_of(item) {
+            if tally.facts.capacity() == 0 {
+                if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
+                    (tally.facts, tally.arena) = (facts, arena);
+                }
+            }
             tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
         }
     }
@@ -285,6 +374,16 @@ impl Command for Pair {
             self.feed(state, fact, label, &mut pending);
         }
         state.out = pending;
+        let Tally { mut facts, mut arena, .. } = from;
+        if facts.capacity() > 0 {
+            facts.clear();
+            arena.clear();
+            if let Ok(mut spare) = self.spare.lock() {
+                if spare.len() < MAX_SPARE {
+                    spare.push((facts, arena));
+                }
+            }
+        }
         if !state.out.is_empty() && state.error.is_none() {
             // Once per block, so that a live pipe (`tail -f`) shows its events as they
             // settle. The writer's thread holds stdout's (reentrant) lock and `Output` has

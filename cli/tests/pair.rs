@@ -198,3 +198,93 @@ fn big_log_matches_the_reference() {
         );
     }
 }
+
+/// `tail -f server.log | rpcscan pair`: the pipe stays open, Ctrl-C (SIGINT) ends the
+/// input; the report is printed, and the exit status is 130. Returns stdout.
+fn interrupted(args: &[&str]) -> String {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+
+    let mut child = Command::new(common::BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Request 1, request "1", progress, the answer to 1; then nothing more, pipe open.
+    let mut stdin = child.stdin.take().unwrap();
+    let head: Vec<&str> = LOG.lines().take(4).collect();
+    stdin.write_all(format!("{}\n", head.join("\n")).as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let (lines, inbox) = mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            let _ = lines.send(line.unwrap());
+        }
+    });
+    // Interrupt once the handler is in place (its thread is started after it), and with
+    // --json once the pair is out (the table prints nothing before the end).
+    handler_ready(child.id(), Duration::from_secs(30));
+    if args.contains(&"--json") {
+        let first = inbox.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(first.contains(r#""event":"pair""#), "{first}");
+    }
+    kill(Pid::from_raw(i32::try_from(child.id()).unwrap()), Signal::SIGINT).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("rpcscan {args:?} did not end at Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdin);
+    reader.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    inbox.try_iter().collect::<Vec<_>>().join("\n")
+}
+
+/// Waits until process `pid` runs its `ctrl-c` thread (Linux: its threads' names in
+/// /proc; elsewhere a pause).
+fn handler_ready(pid: u32, within: std::time::Duration) {
+    let deadline = std::time::Instant::now() + within;
+    if !cfg!(target_os = "linux") {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        return;
+    }
+    let tasks = PathBuf::from(format!("/proc/{pid}/task"));
+    while std::time::Instant::now() < deadline {
+        let names = std::fs::read_dir(&tasks).into_iter().flatten().flatten();
+        if names
+            .filter_map(|t| std::fs::read_to_string(t.path().join("comm")).ok())
+            .any(|n| n.trim() == "ctrl-c")
+        {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("no ctrl-c thread in {pid}");
+}
+
+#[test]
+fn ctrl_c_on_an_open_pipe_prints_the_report() {
+    // The table: whatever was read by then (the input may still be on its way).
+    let out = interrupted(&["pair"]);
+    for name in ["pairs", "unanswered", "orphans"] {
+        assert!(out.lines().any(|l| l.starts_with(name)), "{name}: {out}");
+    }
+    let out = interrupted(&["pair", "--json"]);
+    let summary = out.lines().last().unwrap_or_default();
+    assert!(summary.contains(r#""event":"summary","pairs":1,"unanswered":1,"#), "{out}");
+    assert!(out.contains(r#""event":"unanswered""#), "{out}");
+}

@@ -25,6 +25,8 @@ pub enum Extract {
         ts: Option<usize>,
         /// Capture group index of `dir`, if the expression has one.
         dir: Option<usize>,
+        /// The fast road, when the expression ends in `(?<msg>.*)`.
+        tail: Option<Box<Tail>>,
     },
     /// `--json-field` (or a proxy log): each line is a JSON record; dotted paths name the
     /// message, its timestamp and its direction.
@@ -80,9 +82,100 @@ pub struct Found<'l> {
     pub dir: Option<&'l [u8]>,
 }
 
+/// An expression `P(?<msg>.*)` (or `.+`, maybe then `$`): the message is the rest of the
+/// line after `P`. `P(?<msg>)` alone finds where it starts, without running a capturing
+/// engine over the message; when the rest of the line is not all `.` (bytes that are not
+/// UTF-8, for a Unicode `.`), the whole expression decides, as without this road.
+#[derive(Debug)]
+pub struct Tail {
+    /// `P(?<msg>)`.
+    prefix: Regex,
+    /// Capture group indexes in `prefix`: `msg`, `ts`, `dir`.
+    msg: usize,
+    ts: Option<usize>,
+    dir: Option<usize>,
+    /// `.` is Unicode's: the rest must be UTF-8.
+    unicode: bool,
+    /// `.+`: the message must not be empty.
+    nonempty: bool,
+}
+
+impl Tail {
+    /// The fast road for `pattern`, if it has the shape, proven on the parsed expressions:
+    /// the pattern is a concatenation ending in the `msg` group of a greedy `.*` or `.+`
+    /// (and maybe `$`), and `P(?<msg>)` parses to the same concatenation before it.
+    fn of(pattern: &str) -> Option<Tail> {
+        use regex_syntax::hir::{Class, Hir, HirKind, Look};
+        let parse = |p: &str| regex_syntax::ParserBuilder::new().utf8(false).build().parse(p).ok();
+        let hir = parse(pattern)?;
+        let HirKind::Concat(parts) = hir.kind() else { return None };
+        let (mut last, mut before) = parts.split_last()?;
+        if matches!(last.kind(), HirKind::Look(Look::End)) {
+            (last, before) = before.split_last()?;
+        }
+        let HirKind::Capture(group) = last.kind() else { return None };
+        let HirKind::Repetition(rep) = group.sub.kind() else { return None };
+        if group.name.as_deref() != Some("msg") || rep.max.is_some() || rep.min > 1 || !rep.greedy {
+            return None;
+        }
+        // Any character (or byte) but maybe `\n`, which a line never holds.
+        let unicode = match rep.sub.kind() {
+            HirKind::Class(Class::Unicode(class)) => {
+                let ranges: Vec<(char, char)> =
+                    class.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                let all = [('\0', char::MAX)];
+                let but_newline = [('\0', '\t'), ('\u{b}', char::MAX)];
+                if ranges != all && ranges != but_newline {
+                    return None;
+                }
+                true
+            }
+            HirKind::Class(Class::Bytes(class)) => {
+                let ranges: Vec<(u8, u8)> =
+                    class.ranges().iter().map(|r| (r.start(), r.end())).collect();
+                if ranges != [(0, 0xFF)] && ranges != [(0, 9), (0x0B, 0xFF)] {
+                    return None;
+                }
+                false
+            }
+            _ => return None,
+        };
+        let head = ["(?<msg>.*)", "(?P<msg>.*)", "(?<msg>.+)", "(?P<msg>.+)"]
+            .iter()
+            .find_map(|tail| pattern.strip_suffix('$').unwrap_or(pattern).strip_suffix(tail))?;
+        let prefix_pattern = format!("{head}(?<msg>)");
+        let prefix_hir = parse(&prefix_pattern)?;
+        let same = match prefix_hir.kind() {
+            HirKind::Concat(p) => p.split_last().is_some_and(|(_, b)| b == before),
+            HirKind::Capture(_) => before.is_empty(),
+            _ => false,
+        };
+        let empty_msg = |h: &Hir| matches!(h.kind(), HirKind::Capture(c) if c.name.as_deref() == Some("msg") && matches!(c.sub.kind(), HirKind::Empty));
+        let ends_in_msg = match prefix_hir.kind() {
+            HirKind::Concat(p) => p.last().is_some_and(empty_msg),
+            _ => empty_msg(&prefix_hir),
+        };
+        if !same || !ends_in_msg {
+            return None;
+        }
+        let prefix = Regex::new(&prefix_pattern).ok()?;
+        let index = |name: &str| prefix.capture_names().position(|n| n == Some(name));
+        Some(Tail {
+            msg: index("msg")?,
+            ts: index("ts"),
+            dir: index("dir"),
+            prefix,
+            unicode,
+            nonempty: rep.min == 1,
+        })
+    }
+}
+
 /// Per-worker state of an extraction: regex capture slots, the decoding buffer.
 pub struct Scratch {
     locations: Option<CaptureLocations>,
+    /// The capture slots of [`Tail::prefix`].
+    tail_locations: Option<CaptureLocations>,
     /// A message decoded from a JSON string (reused line after line).
     pub decoded: Vec<u8>,
 }
@@ -94,7 +187,8 @@ impl Extract {
         let index = |name: &str| re.capture_names().position(|n| n == Some(name));
         let msg = index("msg").ok_or("the expression has no (?<msg>...) group")?;
         let (ts, dir) = (index("ts"), index("dir"));
-        Ok(Extract::Regex { re, msg, ts, dir })
+        let tail = Tail::of(pattern).map(Box::new);
+        Ok(Extract::Regex { re, msg, ts, dir, tail })
     }
 
     /// `--json-field` and friends, dotted paths (`msg`, `event.payload`).
@@ -148,6 +242,10 @@ impl Extract {
                 Extract::Regex { re, .. } => Some(re.capture_locations()),
                 Extract::Fields { .. } => None,
             },
+            tail_locations: match self {
+                Extract::Regex { tail: Some(tail), .. } => Some(tail.prefix.capture_locations()),
+                _ => None,
+            },
             decoded: Vec::new(),
         }
     }
@@ -156,7 +254,22 @@ impl Extract {
     /// string is decoded into `scratch.decoded`.
     pub fn line<'l>(&self, line: &'l [u8], scratch: &mut Scratch) -> Result<Found<'l>, Skip> {
         match self {
-            Extract::Regex { re, msg, ts, dir } => {
+            Extract::Regex { re, msg, ts, dir, tail } => {
+                if let (Some(tail), Some(locations)) = (tail, scratch.tail_locations.as_mut()) {
+                    tail.prefix.captures_read(locations, line).ok_or(Skip::NoMatch)?;
+                    let (start, _) = locations.get(tail.msg).ok_or(Skip::Missing)?;
+                    let rest = line.get(start..).unwrap_or_default();
+                    let fits = !(tail.nonempty && rest.is_empty())
+                        && (!tail.unicode || std::str::from_utf8(rest).is_ok());
+                    if fits {
+                        let group = |i: Option<usize>| {
+                            let (start, end) = locations.get(i?)?;
+                            line.get(start..end)
+                        };
+                        let place = Place::InLine { start, end: line.len() };
+                        return Ok(Found { place, ts: group(tail.ts), dir: group(tail.dir) });
+                    }
+                }
                 let Some(locations) = scratch.locations.as_mut() else {
                     return Err(Skip::NoMatch);
                 };
@@ -290,6 +403,48 @@ mod tests {
         ];
         for &(raw, want) in cases {
             assert_eq!(ms(parse_time(raw.as_bytes())), want, "{raw}");
+        }
+    }
+
+    /// The fast road for `P(?<msg>.*)` finds what the whole expression finds.
+    #[test]
+    fn regex_tail_road_agrees_with_the_expression() {
+        #[rustfmt::skip]
+        let patterns: &[(&str, bool)] = &[
+            (r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)$", true),
+            (r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?P<msg>.+)", true),
+            (r"(?-u)^\S+ (?<msg>.*)", true),
+            (r"(?s)\] (?<msg>.*)$", true),
+            (r"(?<msg>.*)$", true),
+            (r"x|(?<msg>.*)$", false),
+            (r"(?m)^\S+ (?<msg>.*)$", false),
+            (r"^\S+ (?<msg>.*?)$", false),
+            (r"^\S+ (?<msg>\{.*)$", false),
+            (r"^\S+ (?<msg>.*) end$", false),
+            (r"^(?<ts>\S+) (?<msg>[^\n]*)$", false),
+        ];
+        let lines: &[&[u8]] = &[
+            b"2025-05-14T22:53:22.480Z [STDIN] {\"jsonrpc\":\"2.0\"}",
+            b"2025 [STDOUT] ",
+            b"2025 [STDOUT] {\"a\":\"\xff\"}",
+            b"\xc3 [STDIN] {}",
+            b"nospace",
+            b"a ] b ] c",
+            b"",
+        ];
+        for &(pattern, fast) in patterns {
+            let with = Extract::regex(pattern).unwrap();
+            let Extract::Regex { re, msg, ts, dir, tail } = Extract::regex(pattern).unwrap() else {
+                unreachable!()
+            };
+            assert_eq!(tail.is_some(), fast, "{pattern}");
+            let without = Extract::Regex { re, msg, ts, dir, tail: None };
+            let (mut a, mut b) = (with.scratch(), without.scratch());
+            for &line in lines {
+                let got = with.line(line, &mut a).map(|f| (f.place, f.ts, f.dir));
+                let want = without.line(line, &mut b).map(|f| (f.place, f.ts, f.dir));
+                assert_eq!(got, want, "{pattern} on {:?}", String::from_utf8_lossy(line));
+            }
         }
     }
 

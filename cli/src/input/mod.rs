@@ -23,9 +23,11 @@
 //! | `extract.rs` | messages inside log lines: `--line-format`, `--json-field`, proxy logs |
 //! | `stream.rs` | Content-Length, SSE and json-seq streams through the library's decoders |
 //! | `progress.rs` | the progress bar |
+//! | `interrupt.rs` | Ctrl-C as the end of the input (`pair`) |
 //! | `output.rs` | stdout, stderr, and why a run stops |
 
 pub mod extract;
+pub mod interrupt;
 mod lines;
 mod mapped;
 mod ndjson;
@@ -286,6 +288,9 @@ pub fn run<C: Command>(
     let progress = Progress::new(inputs, !(cmd.prints_as_it_goes() && io::stdout().is_terminal()));
     let mut group: Vec<Arc<Mapped>> = Vec::new();
     for input in inputs {
+        if interrupt::interrupted() {
+            break;
+        }
         let opened = match open(input, settings) {
             Ok(opened) => opened,
             Err(e) => {

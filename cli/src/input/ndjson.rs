@@ -52,7 +52,6 @@ pub(super) fn scan_ndjson<C: Command>(
         }
         if data.get(end) == Some(&b'\n') {
             end += 1;
-            scan.next_line(at, end);
         }
     }
     if data.len() - end > max {
@@ -85,24 +84,25 @@ impl<C: Command> NdjsonScan<'_, C> {
         self.line
     }
 
-    /// The line that starts at `at` (counted up to there) ends with the newline before
-    /// `next`, and holds no other (a message is a whole line): the line number moves on
-    /// without reading it again.
-    fn next_line(&mut self, at: usize, next: usize) {
-        if self.line > 0 && self.counted == at {
-            self.line += 1;
-            self.counted = next;
+    /// Counted past a line's content (which holds no `\n`): the next count starts at its
+    /// end, not at its start, so each message costs a count over the few bytes between
+    /// lines instead of over the message.
+    fn skip_line(&mut self, end: usize) {
+        if self.line > 0 && end >= self.counted {
+            self.counted = end;
         }
     }
 
     fn emit(&mut self, at: usize, bytes: &[u8], verdict: Verdict<'_>) {
+        let line = self.line_at(at);
+        self.skip_line(at + bytes.len());
         let bytes = match verdict {
             Verdict::Skipped { .. } => &[][..],
             _ => bytes,
         };
         let item = Item {
             offset: self.base + at as u64,
-            line: self.line_at(at),
+            line,
             bytes,
             record: bytes,
             ts: None,
@@ -119,19 +119,10 @@ impl<C: Command> NdjsonScan<'_, C> {
         let mut scratch = extract.scratch();
         let data = self.data;
         let mut pos = 0;
-        // The start of the previous line, when it ended with a newline.
-        let mut ended = None;
         while pos < data.len() {
-            if let Some(start) = ended.take() {
-                self.next_line(start, pos);
-            }
-            self.line_at(pos);
             let rest = data.get(pos..).unwrap_or_default();
             let (end, next) = memchr::memchr(b'\n', rest)
                 .map_or((data.len(), data.len()), |i| (pos + i, pos + i + 1));
-            if next > end {
-                ended = Some(pos);
-            }
             let mut record = data.get(pos..end).unwrap_or_default();
             record = record.strip_suffix(b"\r").unwrap_or(record);
             let at = pos;
@@ -167,15 +158,10 @@ impl<C: Command> NdjsonScan<'_, C> {
                     Err(inv) => Verdict::Invalid(inv),
                 }
             };
-            let item = Item {
-                offset: self.base + offset as u64,
-                line: self.line_at(at),
-                bytes,
-                record,
-                ts,
-                dir,
-                verdict,
-            };
+            let line = self.line_at(at);
+            self.skip_line(at + record.len());
+            let item =
+                Item { offset: self.base + offset as u64, line, bytes, record, ts, dir, verdict };
             self.cmd.item(self.source, &item, self.out, self.tally);
         }
     }

@@ -13,7 +13,7 @@ use rpcscan::Reason;
 use super::mapped::Mapped;
 use super::ndjson::scan_ndjson;
 use super::progress::Progress;
-use super::{warn, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
+use super::{interrupt, warn, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
 
 /// Blocks in flight per worker thread: enough to keep every worker busy while the writer
 /// waits for the oldest.
@@ -202,9 +202,20 @@ where
         // The line number of the next block numbered at merge (its input's so far).
         let mut next_line = 1u64;
         while total != Some(written) && stop.is_none() {
-            // We hold a sender, so this only fails if every sender is gone: cannot happen.
-            let Ok(event) = inbox.recv() else { break };
+            // Ctrl-C (`interrupt`): the input ends here; blocks already sent are finished.
+            if total.is_none() && interrupt::interrupted() {
+                total = Some(spawned);
+                continue;
+            }
+            let event = match inbox.recv_timeout(interrupt::POLL) {
+                Ok(event) => event,
+                Err(mpsc::RecvTimeoutError::Timeout) => continue,
+                // We hold a sender, so this cannot happen.
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            };
             match event {
+                // Read before Ctrl-C, arrived after: the input has ended.
+                Event::Block(_) if total.is_some() => {}
                 Event::Block(block) => {
                     let seq = spawned;
                     spawned += 1;

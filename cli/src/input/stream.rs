@@ -91,7 +91,8 @@ impl<C: Command> Stream<'_, C> {
                 self.pending.clear();
             }
             out.flush()?;
-            if eof {
+            // Ctrl-C (`interrupt`) ends the input here; a frame half read is dropped.
+            if eof || super::interrupt::interrupted() {
                 return Ok(());
             }
         }
