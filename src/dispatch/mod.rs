@@ -117,16 +117,21 @@ pub(crate) fn strict_fast_at(
         _ => stage2::walk::<_, true>(
             buf,
             max_depth,
-            |carry: &mut stage1::Carry, bytes: &[u8]| {
-                let chunk = stage1::padded(bytes);
-                stage1::block(
-                    carry,
-                    &chunk,
-                    scalar::token_masks,
-                    scalar::escape_masks,
-                    scalar::prefix_xor,
-                    stage1::range_utf8,
-                )
+            stage1::Stage1 {
+                block: |carry: &mut stage1::Carry, bytes: &[u8]| {
+                    let chunk = stage1::padded(bytes);
+                    stage1::block(
+                        carry,
+                        &chunk,
+                        scalar::token_masks,
+                        scalar::escape_masks,
+                        scalar::prefix_xor,
+                        stage1::range_utf8,
+                    )
+                },
+                run: |utf8: &mut stage1::Utf8Carry, rest: &[u8]| {
+                    stage1::run(utf8, rest, scalar::plain_window, stage1::range_run_utf8)
+                },
             },
             facts,
         ),

@@ -81,6 +81,44 @@ pub(crate) fn scan_swar(buf: &[u8], i: usize, escaped: bool) -> Result<(usize, b
     string::scan_from::<8>(buf, i, escaped, string_special_window, string::tail)
 }
 
+/// Stage 1's long-string window test (`stage1::run`), 8 bytes at a time: `None` when the
+/// 64 bytes hold a quote, backslash or control byte, else the high bits of the bytes that
+/// are not ASCII (not zero when there is one).
+#[inline(always)]
+pub(crate) fn plain_window(chunk: &[u8; 64]) -> Option<((), u64)> {
+    let (mut special, mut high) = (0, 0);
+    for word in chunk.chunks_exact(8) {
+        let x = word.try_into().map_or(0, u64::from_le_bytes);
+        // Each of these is not zero exactly when such a byte is there (only the lowest
+        // flag is exact, and only whether one is there matters).
+        special |= zero_bytes(x ^ (ONES * b'"' as u64))
+            | zero_bytes(x ^ (ONES * b'\\' as u64))
+            | bytes_below(x, 0x20);
+        high |= x & HIGHS;
+    }
+    (special == 0).then_some(((), high))
+}
+
+/// The container skipper's string run (`skipper::string_run`), 16 bytes at a time: the
+/// offset of the first quote or backslash among them.
+#[inline(always)]
+pub(crate) fn quote_or_backslash(chunk: &[u8; 16]) -> Option<usize> {
+    let word = |k: usize| {
+        let x = chunk.get(k..k + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes);
+        zero_bytes(x ^ (ONES * b'"' as u64)) | zero_bytes(x ^ (ONES * b'\\' as u64))
+    };
+    let (lo, hi) = (word(0), word(8));
+    if (lo | hi) == 0 {
+        return None;
+    }
+    // The lowest flag of a word is exact.
+    Some(if lo != 0 {
+        lo.trailing_zeros() as usize / 8
+    } else {
+        8 + hi.trailing_zeros() as usize / 8
+    })
+}
+
 /// The masks of one 64-byte block, 8 bytes at a time.
 pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
     let mut m = Masks::default();
