@@ -131,15 +131,9 @@ pub(crate) fn skip_container_at(
         }
     }
     let _ = level;
-    skipper::walk(
-        buf,
-        open,
-        depth,
-        max_depth,
-        |bytes: &[u8]| scalar::block_masks(&stage1::padded(bytes)),
-        scalar::prefix_xor,
-        |buf, i| skipper::string_run::<16>(buf, i, scalar::quote_or_backslash),
-    )
+    skipper::walk_bytes(buf, open, depth, max_depth, |buf, i| {
+        skipper::string_run::<16>(buf, i, scalar::quote_or_backslash)
+    })
 }
 
 /// The string-special mask of the window at `i` for a level, and the window's width.

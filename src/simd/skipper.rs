@@ -9,13 +9,28 @@
 //! strings with the depth limit and bracket types checked. A backslash always escapes the
 //! byte after it, inside or outside a string (outside one the text is not JSON anyway).
 //!
-//! **Long strings.** After a block without quotes that ends inside a string (no escape
-//! pending), the level's *string run* ([`string_run`]) looks for the next quote or
+//! **Long strings.** After a block without quotes or backslashes that ends inside a
+//! string, the level's *string run* ([`string_run`]) looks for the next quote or
 //! backslash with one test per window, and the next block starts there: the bytes passed
 //! over are string contents, which change nothing in the walk's state.
 //!
 //! Blocks start at the container's first byte, so no alignment is needed; the last partial
 //! block is copied into a space-padded 64-byte buffer, so nothing is read past the slice.
+
+// The block walk serves the vector levels only; without them (other architectures, miri,
+// `--cfg rpcscan_disable_simd`) the scalar level's byte walk is all that runs.
+#![cfg_attr(
+    not(any(
+        all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        )
+    )),
+    allow(dead_code)
+)]
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -102,9 +117,66 @@ pub(crate) fn walk(
         super::prefetch::prefetch_ahead(buf, base);
         base += 64;
         // A whole block of string contents (in dense traffic, rare): a long string.
-        if m.quote == 0 && state.in_string != 0 && state.prev_escaped == 0 {
+        if (m.quote | m.backslash) == 0 && state.in_string != 0 {
             base = run(buf, base);
         }
+    }
+    Err(JsonError::eof(buf.len()))
+}
+
+/// The container skipper of the scalar level: the same walk one byte at a time outside
+/// strings, and through strings by `run` (the string run, [`string_run`] with the level's
+/// window). Without vector registers, 64-byte block masks built word by word cost more
+/// than looking at each byte once, most of all on small containers (an empty `{}` would
+/// pay for a whole padded block).
+#[inline(always)]
+pub(crate) fn walk_bytes(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+    run: impl Fn(&[u8], usize) -> usize,
+) -> Result<usize, JsonError> {
+    let mut nest = Nesting::new();
+    let mut level = 0usize;
+    let mut i = open;
+    while let Some(&b) = buf.get(i) {
+        match b {
+            b'"' => {
+                i += 1;
+                // To the closing quote: the run stops at a quote or backslash, or where too
+                // few bytes remain for its window (then a byte at a time).
+                loop {
+                    i = run(buf, i);
+                    match buf.get(i) {
+                        Some(b'"') => break,
+                        Some(b'\\') => i += 2,
+                        Some(_) => i += 1,
+                        None => return Err(JsonError::eof(buf.len())),
+                    }
+                }
+            }
+            // A backslash escapes the byte after it, inside or outside a string.
+            b'\\' => i += 1,
+            b'{' | b'[' => {
+                if depth + level > max_depth {
+                    return Err(JsonError::new(Reason::TooDeep, i));
+                }
+                nest.set(level, b == b'{');
+                level += 1;
+            }
+            b'}' | b']' => {
+                if level == 0 || nest.is_object(level - 1) != (b == b'}') {
+                    return Err(JsonError::new(Reason::Syntax, i));
+                }
+                level -= 1;
+                if level == 0 {
+                    return Ok(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
     Err(JsonError::eof(buf.len()))
 }

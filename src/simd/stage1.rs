@@ -27,8 +27,8 @@
 //! byte; the last partial block is copied into a space-padded buffer, so nothing is read
 //! past the slice.
 //!
-//! **Long strings.** After a block with no token that ends inside a string (no escape or
-//! `\u` digits pending), the cursor hands the bytes after it to the level's *run* kernel
+//! **Long strings.** After a block with no token and no backslash that ends inside a
+//! string, the cursor hands the bytes after it to the level's *run* kernel
 //! ([`run`]): whole 64-byte windows with no quote, backslash or control byte are passed
 //! over with one test each (and, on levels that check UTF-8 in the block, that check),
 //! without the rest of the block's work. Such a window would have produced no token, no
@@ -107,6 +107,9 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
+    /// The previous block had no backslash: when it was all string contents, the string is
+    /// worth a long-string run (escape-dense text would stop the run at once, every block).
+    no_backslash: bool,
     /// For the level's UTF-8 step.
     pub(crate) utf8: Utf8Carry,
 }
@@ -131,6 +134,7 @@ pub(crate) fn block<C>(
     let m = masks(chunk);
     utf8(chunk, m.high, &mut carry.utf8);
     let escaped = super::skipper::escaped(&mut carry.prev_escaped, m.backslash);
+    carry.no_backslash = m.backslash == 0;
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
@@ -376,9 +380,9 @@ where
                     self.non_ascii.start = if first { base } else { self.non_ascii.start };
                     self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
                 }
-                // A block without tokens that ends inside a string: a long string (in
-                // dense traffic, rare, so the branch is predicted).
-                if bits == 0 && self.carry.in_string != 0 {
+                // A block without tokens or escapes that ends inside a string: a long
+                // string (in dense traffic, rare, so the branch is predicted).
+                if bits == 0 && self.carry.in_string != 0 && self.carry.no_backslash {
                     self.long_string();
                 }
                 Some(Pos { base, bits })
