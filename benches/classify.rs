@@ -3,16 +3,22 @@
 //! sonic-rs lazy object iterators (checked, and unchecked on the valid-JSON subset), and
 //! the physical floor of touching every byte once (`memchr` counting newlines).
 //!
-//! Corpora come from the deterministic MCP traffic generator (`rpcscan-oracle`): "small"
-//! (all messages under 1.5 KB, ~400 B average) and "mixed" (~2 KB average, some 50 KB
-//! results). Every measured function's kind counts are checked before timing: rpcscan's
-//! must equal the oracle's exactly.
+//! Corpora are the shapes of `rpcscan_benchmarks::shapes`: "tiny" (40–200 B pings and
+//! progress notifications), "small" (the MCP generator's messages under 1.5 KB, ~400 B
+//! average), "mixed" (~2 KB average, some 50 KB results), "code" (source code as `text`,
+//! escape-dense), "cjk" (raw UTF-8 CJK and accented text) and "image" (one 20–120 KB
+//! base64 string per result); and simdjson's DOM and On-Demand parsers join when the
+//! benchmarks crate was built with simdjson (a loud line says when not). Every measured
+//! function's kind counts are checked before timing: rpcscan's must equal the oracle's
+//! exactly, the others' must be within 2% on the valid kinds.
 //!
-//! `cargo bench --bench classify` (add `-- small`, `-- mixed` or `-- scaling` to pick a
+//! `cargo bench --bench classify` (add `-- small`, `-- code`, ... or `-- scaling` to pick a
 //! group). Set `RPCSCAN_FORCE=scalar|avx2|avx512` to measure one kernel level.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rpcscan::{Kind, Parser, Validation};
+use rpcscan_benchmarks::shapes;
+use rpcscan_benchmarks::simdjson::{self, Simdjson};
 use rpcscan_oracle::corpus::{self, Mix};
 use std::hint::black_box;
 
@@ -32,13 +38,14 @@ fn count(lines: &[&[u8]], mut f: impl FnMut(&[u8]) -> Kind) -> Counts {
 
 struct Corpus {
     name: &'static str,
+    /// The corpus followed by `simdjson::PADDING` spaces (`lines` leaves them out).
     bytes: Vec<u8>,
     oracle: Counts,
 }
 
 impl Corpus {
-    fn new(name: &'static str, mix: Mix, size: usize) -> Self {
-        let bytes = corpus::generate(mix, size, 1);
+    fn new(name: &'static str, size: usize) -> Self {
+        let mut bytes = shapes::corpus(name, size, 1).expect("a known shape");
         let mut oracle = [0; 5];
         for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
             let k = match rpcscan_oracle::classify(line).kind {
@@ -50,11 +57,16 @@ impl Corpus {
             };
             oracle[k as usize] += 1;
         }
+        bytes.extend_from_slice(&[b' '; simdjson::PADDING]);
         Corpus { name, bytes, oracle }
     }
 
+    fn text(&self) -> &[u8] {
+        &self.bytes[..self.bytes.len() - simdjson::PADDING]
+    }
+
     fn lines(&self) -> Vec<&[u8]> {
-        self.bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect()
+        self.text().split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect()
     }
 }
 
@@ -65,12 +77,26 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     assert_eq!(count(&lines, |l| strict.classify(l)), corpus.oracle, "strict counts");
     assert_eq!(count(&lines, |l| envelope.classify(l)), corpus.oracle, "envelope counts");
     let mut scratch = Vec::with_capacity(1 << 20);
-    for (name, counts) in [
+    let mut sj = Simdjson::for_level(rpcscan::kernel_level().as_str());
+    if sj.is_none() {
+        eprintln!(
+            "!!! {}: simdjson contenders SKIPPED (build without libsimdjson-dev)",
+            corpus.name
+        );
+    }
+    let mut simdjson_counts = Vec::new();
+    if let Some(sj) = &mut sj {
+        // SAFETY: every line lies in `corpus.bytes`, which has PADDING bytes after the last.
+        simdjson_counts.push(("simdjson/dom", count(&lines, |l| unsafe { sj.dom(l) })));
+        // SAFETY: as above.
+        simdjson_counts.push(("simdjson/ondemand", count(&lines, |l| unsafe { sj.ondemand(l) })));
+    }
+    for (name, counts) in simdjson_counts.into_iter().chain([
         ("serde_json/value", count(&lines, serde_value)),
         ("serde_json/raw_envelope", count(&lines, serde_raw)),
         ("simd_json/borrowed", count(&lines, |l| simd_json_borrowed(l, &mut scratch))),
         ("sonic_rs/object_iter", count(&lines, sonic_checked)),
-    ] {
+    ]) {
         eprintln!("{}: {name} counts {counts:?} (oracle {:?})", corpus.name, corpus.oracle);
         // Baselines may differ on edge cases, never on the bulk of the traffic.
         let valid = |c: &Counts| c[..4].iter().sum::<usize>();
@@ -78,7 +104,7 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     }
 
     let mut group = c.benchmark_group(corpus.name);
-    group.throughput(Throughput::Bytes(corpus.bytes.len() as u64));
+    group.throughput(Throughput::Bytes(corpus.text().len() as u64));
     group.bench_function("rpcscan/strict", |b| {
         b.iter(|| count(black_box(&lines), |l| strict.classify(l)))
     });
@@ -95,8 +121,18 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
     group.bench_function("sonic_rs/object_iter", |b| {
         b.iter(|| count(black_box(&lines), sonic_checked))
     });
+    if let Some(sj) = &mut sj {
+        // SAFETY: as for the counts above.
+        group.bench_function("simdjson/dom", |b| {
+            b.iter(|| count(black_box(&lines), |l| unsafe { sj.dom(l) }))
+        });
+        // SAFETY: as above.
+        group.bench_function("simdjson/ondemand", |b| {
+            b.iter(|| count(black_box(&lines), |l| unsafe { sj.ondemand(l) }))
+        });
+    }
     group.bench_function("memchr/newlines", |b| {
-        b.iter(|| memchr::memchr_iter(b'\n', black_box(&corpus.bytes)).count())
+        b.iter(|| memchr::memchr_iter(b'\n', black_box(corpus.text())).count())
     });
     group.finish();
 
@@ -115,8 +151,10 @@ fn bench_mix(c: &mut Criterion, corpus: &Corpus) {
 }
 
 fn classify(c: &mut Criterion) {
-    bench_mix(c, &Corpus::new("small", Mix::Small, 4 << 20));
-    bench_mix(c, &Corpus::new("mixed", Mix::Mixed, 8 << 20));
+    for shape in shapes::SHAPES {
+        let size = if shape == "mixed" { 8 << 20 } else { 4 << 20 };
+        bench_mix(c, &Corpus::new(shape, size));
+    }
 }
 
 /// Throughput should not depend on how much input there is (no per-corpus state, nothing

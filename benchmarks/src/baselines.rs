@@ -53,6 +53,52 @@ impl Env {
     }
 }
 
+/// The envelope facts of a baseline outside this module (the simdjson shim).
+pub struct Facts {
+    /// `jsonrpc` is the string `"2.0"`.
+    pub version_ok: bool,
+    /// `method` present: whether it is a string.
+    pub method: Option<bool>,
+    /// `params` present: whether it is an object or array.
+    pub params_ok: Option<bool>,
+    /// `id` present: its type.
+    pub id: Option<IdKind>,
+    /// `result` present.
+    pub result: bool,
+    /// `error` present: whether it has an integer `code` and a string `message`.
+    pub error_ok: Option<bool>,
+}
+
+/// The type of an `id`.
+pub enum IdKind {
+    /// A string.
+    Str,
+    /// An integer.
+    Int,
+    /// `null`.
+    Null,
+    /// Anything else.
+    Other,
+}
+
+/// The kind docs/spec.md §3 gives these facts, as every baseline here decides it.
+pub fn kind_of(f: Facts) -> Kind {
+    Env {
+        version_ok: f.version_ok,
+        method: f.method,
+        params_ok: f.params_ok,
+        id: f.id.map(|id| match id {
+            IdKind::Str => IdType::Str,
+            IdKind::Int => IdType::Int,
+            IdKind::Null => IdType::Null,
+            IdKind::Other => IdType::Other,
+        }),
+        result: f.result,
+        error_ok: f.error_ok,
+    }
+    .kind()
+}
+
 fn raw_id_type(raw: &str) -> IdType {
     match raw.as_bytes().first() {
         Some(b'"') => IdType::Str,

@@ -4,7 +4,10 @@
 
 use crate::error::JsonError;
 use crate::scan::{self, envelope, envelope::Facts, stage2, Top};
-use crate::simd::{self, stage1::Carry};
+use crate::simd::{
+    self,
+    stage1::{self, Carry, Utf8Carry},
+};
 
 /// Strict mode's fast path (`scan::stage2`) with AVX2 kernels.
 ///
@@ -18,9 +21,15 @@ pub(super) unsafe fn strict_fast_avx2(
     stage2::walk::<_, true>(
         buf,
         max_depth,
-        |carry: &mut Carry, bytes: &[u8]| {
-            // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
-            unsafe { simd::avx2::block_avx2(carry, bytes) }
+        stage1::Stage1 {
+            block: |carry: &mut Carry, bytes: &[u8]| {
+                // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
+                unsafe { simd::avx2::block_avx2(carry, bytes) }
+            },
+            run: |utf8: &mut Utf8Carry, rest: &[u8]| {
+                // SAFETY: the caller guarantees AVX2 and PCLMULQDQ.
+                unsafe { simd::avx2::run_avx2(utf8, rest) }
+            },
         },
         facts,
     )

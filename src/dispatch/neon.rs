@@ -5,7 +5,10 @@
 
 use crate::error::JsonError;
 use crate::scan::{self, envelope, envelope::Facts, stage2, Top};
-use crate::simd::{self, stage1::Carry};
+use crate::simd::{
+    self,
+    stage1::{self, Carry, Utf8Carry},
+};
 
 /// Strict mode's fast path (`scan::stage2`) with NEON kernels.
 #[target_feature(enable = "neon")]
@@ -13,7 +16,10 @@ pub(super) fn strict_fast_neon(buf: &[u8], max_depth: usize, facts: &mut Facts) 
     stage2::walk::<_, true>(
         buf,
         max_depth,
-        |carry: &mut Carry, bytes: &[u8]| simd::neon::block_neon(carry, bytes),
+        stage1::Stage1 {
+            block: |carry: &mut Carry, bytes: &[u8]| simd::neon::block_neon(carry, bytes),
+            run: |utf8: &mut Utf8Carry, rest: &[u8]| simd::neon::run_neon(utf8, rest),
+        },
         facts,
     )
 }

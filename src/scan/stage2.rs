@@ -13,7 +13,7 @@ use super::envelope::{self, Source};
 use super::Top;
 use crate::json::{literal, number};
 use crate::simd::skipper::Nesting;
-use crate::simd::stage1::{Carry, Cursor, Pos};
+use crate::simd::stage1::{Cursor, Kernels, Pos};
 
 /// "Not on the fast path": the exact path decides.
 pub(crate) struct Bail;
@@ -38,7 +38,7 @@ pub(crate) fn walk<B, const RANGE_UTF8: bool>(
     facts: &mut envelope::Facts,
 ) -> Option<Top>
 where
-    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
+    B: Kernels,
 {
     let mut s = Fast::<_, RANGE_UTF8> { buf, max_depth, tokens: Cursor::new(buf, block) };
     let first = s.tokens.next()?;
@@ -89,7 +89,7 @@ fn ends_scalar(b: Option<&u8>) -> bool {
 
 impl<'a, B, const RANGE_UTF8: bool> Fast<'a, B, RANGE_UTF8>
 where
-    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
+    B: Kernels,
 {
     #[inline(always)]
     fn next(&mut self) -> Result<usize, Bail> {
@@ -231,7 +231,7 @@ where
 
 impl<'a, B, const RANGE_UTF8: bool> Source<'a> for Fast<'a, B, RANGE_UTF8>
 where
-    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
+    B: Kernels,
 {
     type Error = Bail;
 
@@ -524,6 +524,55 @@ pub(crate) mod tests {
                     s.extend_from_slice(tail);
                     s.extend_from_slice(b"\"}");
                     check(&s, 1024);
+                }
+            }
+        }
+    }
+
+    /// Strings of several blocks (where stage 1 passes over plain windows without the
+    /// block's work) with an escape, a control byte, a character or a broken one at every
+    /// offset, starting at several offsets from a block boundary, over ASCII and non-ASCII
+    /// fillers, followed by more members: every level agrees with the exact path.
+    #[test]
+    fn long_strings_with_a_special_at_every_offset() {
+        let specials: [&[u8]; 17] = [
+            b"\\n",
+            b"\\\"",
+            b"\\\\",
+            b"\\u00e9",
+            b"\\u12G4",
+            b"\\x",
+            b"\\",
+            b"\x01",
+            b"\x1f",
+            b"\x7f",
+            "é".as_bytes(),
+            "日本".as_bytes(),
+            "😀".as_bytes(),
+            b"\xff",
+            b"\xc3",
+            b"\xed\xa0\x80",
+            b"\"",
+        ];
+        let fillers: [&str; 3] = ["a", "é", "日本語"];
+        let step = if cfg!(miri) { 41 } else { 1 };
+        for filler in fillers {
+            for pad in [0usize, 1, 33, 63] {
+                for len in [150usize, 260] {
+                    let body: Vec<u8> = filler.bytes().cycle().take(len).collect();
+                    for at in (0..len).step_by(step) {
+                        for special in specials {
+                            let mut s = br#"{"jsonrpc":"2.0","id":1,"result":{"#.to_vec();
+                            s.extend(std::iter::repeat_n(b' ', pad));
+                            s.extend_from_slice(br#""text":""#);
+                            let mut text = body.clone();
+                            let end = (at + special.len()).min(text.len());
+                            text.splice(at..end, special.iter().copied());
+                            s.extend_from_slice(&text);
+                            s.extend_from_slice(br#"","n":[1,"x"]}}"#);
+                            check(&s, 1024);
+                        }
+                    }
                 }
             }
         }

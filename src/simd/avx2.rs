@@ -8,7 +8,7 @@
 use core::arch::x86_64::*;
 
 use super::skipper::{self, Masks};
-use super::stage1::{self, Carry, EscapeMasks, TokenMasks};
+use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
 use super::x86::{prefix_xor_clmul, table128};
 use crate::error::JsonError;
@@ -96,7 +96,46 @@ pub(crate) fn skip_container_avx2(
             Err(_) => masks_avx2(&stage1::padded(bytes)),
         },
         |x| prefix_xor_clmul(x),
+        |buf, i| string_run_avx2(buf, i),
     )
+}
+
+/// The skipper's string run (`skipper::string_run`), 64 bytes per test.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn string_run_avx2(buf: &[u8], i: usize) -> usize {
+    skipper::string_run::<64>(buf, i, |chunk| {
+        let (lo, hi) = halves256(chunk);
+        let hit = |v| _mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\'));
+        let (lo, hi) = (hit(lo), hit(hi));
+        if _mm256_testz_si256(_mm256_or_si256(lo, hi), _mm256_set1_epi8(-1)) == 1 {
+            return None;
+        }
+        Some((bits256(lo) | bits256(hi) << 32).trailing_zeros() as usize)
+    })
+}
+
+/// Stage 1's long-string run (`stage1::run`): 64 bytes per test; UTF-8 is left to the
+/// range check.
+#[target_feature(enable = "avx2")]
+pub(crate) fn run_avx2(utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
+    stage1::run(utf8, rest, |chunk| plain_window_avx2(chunk), stage1::range_run_utf8)
+}
+
+/// The window test of [`run_avx2`]: `None` when the 64 bytes hold a quote, backslash or
+/// control byte, else the mask of the bytes that are not ASCII.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn plain_window_avx2(chunk: &[u8; 64]) -> Option<((), u64)> {
+    let (lo, hi) = halves256(chunk);
+    let special = |v| {
+        _mm256_or_si256(_mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')), in_range256(v, 0, 0x1F))
+    };
+    let any = _mm256_or_si256(special(lo), special(hi));
+    if _mm256_testz_si256(any, any) == 0 {
+        return None;
+    }
+    Some(((), bits256(lo) | bits256(hi) << 32))
 }
 
 /// Envelope mode's inline look at a string the walk reads (keys, `id`, `method`), when 32

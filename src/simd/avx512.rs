@@ -11,7 +11,7 @@ use core::arch::x86_64::*;
 use super::avx2::scan_from_avx2;
 use super::avx512_utf8::utf8_block_avx512;
 use super::skipper::{self, Masks};
-use super::stage1::{self, Carry, EscapeMasks, TokenMasks};
+use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
 use super::x86::{prefix_xor_clmul, table128};
 use crate::error::JsonError;
@@ -68,7 +68,42 @@ pub(crate) fn skip_container_avx512(
         max_depth,
         |bytes| masks_avx512(load512(bytes)),
         |x| prefix_xor_clmul(x),
+        |buf, i| string_run_avx512(buf, i),
     )
+}
+
+/// The skipper's string run (`skipper::string_run`), 64 bytes per test.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+pub(super) fn string_run_avx512(buf: &[u8], i: usize) -> usize {
+    skipper::string_run::<64>(buf, i, |chunk| {
+        let v = load512(chunk);
+        let hit = eq512(v, b'"') | eq512(v, b'\\');
+        (hit != 0).then(|| hit.trailing_zeros() as usize)
+    })
+}
+
+/// Stage 1's long-string run (`stage1::run`): 64 bytes per test, UTF-8 checked in the
+/// window as the block checks it ([`utf8_block_avx512`]).
+#[target_feature(enable = "avx512bw,avx2")]
+pub(crate) fn run_avx512(utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
+    stage1::run(
+        utf8,
+        rest,
+        |chunk| plain_window_avx512(chunk),
+        |v, high, utf8| utf8_block_avx512(*v, high, utf8),
+    )
+}
+
+/// The window test of [`run_avx512`]: `None` when the 64 bytes hold a quote, backslash or
+/// control byte, else the loaded bytes and the mask of those that are not ASCII.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+pub(super) fn plain_window_avx512(chunk: &[u8; 64]) -> Option<(__m512i, u64)> {
+    let v = load512(chunk);
+    let special =
+        eq512(v, b'"') | eq512(v, b'\\') | _mm512_cmple_epu8_mask(v, _mm512_set1_epi8(0x1F));
+    (special == 0).then(|| (v, _mm512_movepi8_mask(v)))
 }
 
 /// Envelope mode's inline look at a string the walk reads (keys, `id`, `method`): one

@@ -131,14 +131,9 @@ pub(crate) fn skip_container_at(
         }
     }
     let _ = level;
-    skipper::walk(
-        buf,
-        open,
-        depth,
-        max_depth,
-        |bytes: &[u8]| scalar::block_masks(&stage1::padded(bytes)),
-        scalar::prefix_xor,
-    )
+    skipper::walk_bytes(buf, open, depth, max_depth, |buf, i| {
+        skipper::string_run::<16>(buf, i, scalar::quote_or_backslash)
+    })
 }
 
 /// The string-special mask of the window at `i` for a level, and the window's width.
@@ -167,6 +162,65 @@ pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u
             unsafe { neon::special_window_neon(buf, i) }.map(|m| (m, 32))
         }
         _ => scalar::string_special_window(buf, i).map(|m| (m, 8)),
+    }
+}
+
+/// The skipper's string run (`skipper::string_run`) of a level, and its window width.
+#[cfg(test)]
+pub(crate) fn string_run_at(level: Level, buf: &[u8], i: usize) -> (usize, usize) {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW (checked just above).
+            (unsafe { avx512::string_run_avx512(buf, i) }, 64)
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            (unsafe { avx2::string_run_avx2(buf, i) }, 64)
+        }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            (unsafe { neon::string_run_neon(buf, i) }, 64)
+        }
+        _ => (skipper::string_run::<16>(buf, i, scalar::quote_or_backslash), 16),
+    }
+}
+
+/// Stage 1's long-string window test of a level: `None` for a window with a quote,
+/// backslash or control byte, else whether a byte is not ASCII.
+#[cfg(test)]
+pub(crate) fn plain_window_at(level: Level, chunk: &[u8; 64]) -> Option<bool> {
+    match level {
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx512 if x86::has_avx512() => {
+            // SAFETY: the CPU supports AVX-512BW (checked just above).
+            unsafe { avx512::plain_window_avx512(chunk) }.map(|(_, high)| high != 0)
+        }
+        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            unsafe { avx2::plain_window_avx2(chunk) }.map(|(_, high)| high != 0)
+        }
+        #[cfg(all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        ))]
+        Level::Neon => {
+            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+            // `target_feature = "neon"` holds).
+            unsafe { neon::plain_window_neon(chunk) }.map(|(_, high)| high != 0)
+        }
+        _ => scalar::plain_window(chunk).map(|(_, high)| high != 0),
     }
 }
 
@@ -277,6 +331,80 @@ pub(crate) mod tests {
                             want,
                             "{level:?} {buf:?} {from}"
                         );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage 1's long-string window test at every level equals the byte-by-byte answer
+    /// (and so the scalar twin): every byte value at every lane of a plain window, and
+    /// random windows.
+    #[test]
+    fn plain_windows_agree_with_the_bytes() {
+        let want = |chunk: &[u8; 64]| {
+            let special = chunk.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            (!special).then(|| chunk.iter().any(|&b| b >= 0x80))
+        };
+        let mut chunks = Vec::new();
+        for at in 0..64 {
+            for b in 0..=255u8 {
+                let mut chunk = [b'a'; 64];
+                chunk[at] = b;
+                chunks.push(chunk);
+            }
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            chunks.push(core::array::from_fn(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly plain bytes, so that some windows are plain.
+                if seed.is_multiple_of(97) {
+                    b"\"\\\x00\x1f\x20\x7f\x80\xff"[(seed >> 8) as usize % 8]
+                } else {
+                    b"ab \xc3\xa9~!{}"[(seed >> 8) as usize % 9]
+                }
+            }));
+        }
+        for level in levels() {
+            for chunk in &chunks {
+                assert_eq!(plain_window_at(level, chunk), want(chunk), "{level:?} {chunk:x?}");
+            }
+        }
+    }
+
+    /// The skipper's string run at every level stops at the first quote or backslash, or
+    /// where fewer bytes than its window remain, having passed over only other bytes; and
+    /// where a level finds one, the scalar twin finds the same one.
+    #[test]
+    fn string_runs_stop_at_the_first_quote_or_backslash() {
+        let mut storage = vec![b'x'; 400];
+        for len in 0..=300usize {
+            for hit in [0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 200, 250, 299, len] {
+                for special in [b'"', b'\\'] {
+                    for from in [0usize, 1, 7, 64, 100] {
+                        let buf = &mut storage[3..3 + len];
+                        for (k, b) in buf.iter_mut().enumerate() {
+                            *b = b"a\xc3\xa9{}[]\x01 "[k % 9];
+                        }
+                        if hit < len {
+                            buf[hit] = special;
+                        }
+                        let from = from.min(len);
+                        let (twin, _) = string_run_at(Level::Scalar, buf, from);
+                        for level in levels() {
+                            let (r, width) = string_run_at(level, buf, from);
+                            assert!(r >= from && r <= len, "{level:?} {len} {hit} {from}");
+                            let passed = &buf[from..r];
+                            assert!(!passed.iter().any(|&b| b == b'"' || b == b'\\'));
+                            let found = matches!(buf.get(r), Some(b'"' | b'\\'));
+                            assert!(found || len - r < width, "{level:?} {len} {hit} {from}");
+                            if found {
+                                assert_eq!(r, twin, "{level:?} {len} {hit} {from}");
+                            }
+                        }
                     }
                 }
             }

@@ -21,7 +21,7 @@ use core::arch::aarch64::*;
 use super::classes;
 use super::scalar::prefix_xor;
 use super::skipper::{self, Masks};
-use super::stage1::{self, Carry, EscapeMasks, TokenMasks};
+use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
 use crate::error::JsonError;
 
@@ -181,7 +181,47 @@ pub(crate) fn skip_container_neon(
             Err(_) => masks_neon(&load_block(&stage1::padded(bytes))),
         },
         prefix_xor,
+        |buf, i| string_run_neon(buf, i),
     )
+}
+
+/// Whether any lane of any of the four registers is not zero.
+#[inline]
+#[target_feature(enable = "neon")]
+fn any4(m: [uint8x16_t; 4]) -> bool {
+    vmaxvq_u8(vorrq_u8(vorrq_u8(m[0], m[1]), vorrq_u8(m[2], m[3]))) != 0
+}
+
+/// The skipper's string run (`skipper::string_run`), 64 bytes per test.
+#[inline]
+#[target_feature(enable = "neon")]
+pub(super) fn string_run_neon(buf: &[u8], i: usize) -> usize {
+    skipper::string_run::<64>(buf, i, |chunk| {
+        let b = load_block(chunk);
+        let hit = each(&b, |v| vorrq_u8(eq(v, b'"'), eq(v, b'\\')));
+        any4(hit).then(|| bits64(hit).trailing_zeros() as usize)
+    })
+}
+
+/// Stage 1's long-string run (`stage1::run`): 64 bytes per test; UTF-8 is left to the
+/// range check.
+#[target_feature(enable = "neon")]
+pub(crate) fn run_neon(utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
+    stage1::run(utf8, rest, |chunk| plain_window_neon(chunk), stage1::range_run_utf8)
+}
+
+/// The window test of [`run_neon`]: `None` when the 64 bytes hold a quote, backslash or
+/// control byte, else not zero when a byte is not ASCII (the largest byte's high bit).
+#[inline]
+#[target_feature(enable = "neon")]
+pub(super) fn plain_window_neon(chunk: &[u8; 64]) -> Option<((), u64)> {
+    let b = load_block(chunk);
+    if any4(each(&b, |v| special(v))) {
+        return None;
+    }
+    let [v0, v1, v2, v3] = b.0;
+    let largest = vmaxvq_u8(vorrq_u8(vorrq_u8(v0, v1), vorrq_u8(v2, v3)));
+    Some(((), u64::from(largest & 0x80)))
 }
 
 /// Envelope mode's inline look at a string the walk reads (keys, `id`, `method`), when 32

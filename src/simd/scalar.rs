@@ -1,6 +1,7 @@
 //! Portable kernels: SWAR (8 bytes per step in a `u64`) with a byte loop for the tail.
 //! Always compiled; the reference every vector kernel is tested against.
 
+#[cfg(test)]
 use super::skipper::Masks;
 use super::stage1::{EscapeMasks, TokenMasks};
 use super::string;
@@ -75,13 +76,73 @@ pub(crate) fn string_special_window(buf: &[u8], at: usize) -> Option<u64> {
     Some(movemask(eq_exact(x, b'"') | eq_exact(x, b'\\') | control))
 }
 
-/// The portable chain: 8-byte SWAR windows, then bytes.
+/// The portable chain: plain 16-byte steps ([`plain_run`]), then 8-byte SWAR windows,
+/// then bytes.
 #[inline(always)]
 pub(crate) fn scan_swar(buf: &[u8], i: usize, escaped: bool) -> Result<(usize, bool), JsonError> {
-    string::scan_from::<8>(buf, i, escaped, string_special_window, string::tail)
+    string::scan_from::<8>(buf, plain_run(buf, i), escaped, string_special_window, string::tail)
 }
 
-/// The masks of one 64-byte block, 8 bytes at a time.
+/// From `i`, inside a string: past the 16-byte steps that hold no quote, backslash or
+/// control byte (one test each, no mask built), so long strings cost less than the exact
+/// windows of [`string_special_window`].
+#[inline(always)]
+fn plain_run(buf: &[u8], mut i: usize) -> usize {
+    let special = |x: u64| {
+        zero_bytes(x ^ (ONES * b'"' as u64))
+            | zero_bytes(x ^ (ONES * b'\\' as u64))
+            | bytes_below(x, 0x20)
+    };
+    while let (Some(a), Some(b)) = (load(buf, i), load(buf, i + 8)) {
+        if (special(a) | special(b)) != 0 {
+            break;
+        }
+        i += 16;
+    }
+    i
+}
+
+/// Stage 1's long-string window test (`stage1::run`), 8 bytes at a time: `None` when the
+/// 64 bytes hold a quote, backslash or control byte, else the high bits of the bytes that
+/// are not ASCII (not zero when there is one).
+#[inline(always)]
+pub(crate) fn plain_window(chunk: &[u8; 64]) -> Option<((), u64)> {
+    let (mut special, mut high) = (0, 0);
+    for word in chunk.chunks_exact(8) {
+        let x = word.try_into().map_or(0, u64::from_le_bytes);
+        // Each of these is not zero exactly when such a byte is there (only the lowest
+        // flag is exact, and only whether one is there matters).
+        special |= zero_bytes(x ^ (ONES * b'"' as u64))
+            | zero_bytes(x ^ (ONES * b'\\' as u64))
+            | bytes_below(x, 0x20);
+        high |= x & HIGHS;
+    }
+    (special == 0).then_some(((), high))
+}
+
+/// The container skipper's string run (`skipper::string_run`), 16 bytes at a time: the
+/// offset of the first quote or backslash among them.
+#[inline(always)]
+pub(crate) fn quote_or_backslash(chunk: &[u8; 16]) -> Option<usize> {
+    let word = |k: usize| {
+        let x = chunk.get(k..k + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes);
+        zero_bytes(x ^ (ONES * b'"' as u64)) | zero_bytes(x ^ (ONES * b'\\' as u64))
+    };
+    let (lo, hi) = (word(0), word(8));
+    if (lo | hi) == 0 {
+        return None;
+    }
+    // The lowest flag of a word is exact.
+    Some(if lo != 0 {
+        lo.trailing_zeros() as usize / 8
+    } else {
+        8 + hi.trailing_zeros() as usize / 8
+    })
+}
+
+/// The masks of one 64-byte block, 8 bytes at a time: the twin the vector levels' skipper
+/// masks are tested against (the scalar level's skipper walks bytes instead).
+#[cfg(test)]
 pub(crate) fn block_masks(chunk: &[u8; 64]) -> Masks {
     let mut m = Masks::default();
     for (k, word) in chunk.chunks_exact(8).enumerate() {
@@ -165,6 +226,28 @@ mod tests {
         }
         assert_eq!(prefix_xor(0b1001), 0b0111);
         assert_eq!(prefix_xor(1), u64::MAX);
+    }
+
+    /// The SWAR string scan (plain steps, windows, tail) gives the byte loop's answer on
+    /// strings of every length up to several steps, with an escape, control byte, quote
+    /// or character at every offset.
+    #[test]
+    fn swar_string_scan_equals_the_byte_loop() {
+        let specials: [&[u8]; 8] =
+            [b"\"", b"\\n", b"\\u12G4", b"\\x", b"\x01", b"\x1f", "é".as_bytes(), b"\\"];
+        for len in 0..=80usize {
+            for at in 0..=len {
+                for special in specials {
+                    let mut buf = vec![b'a'; len];
+                    buf.splice(at..(at + special.len()).min(len), special.iter().copied());
+                    for tail in [&b""[..], b"\"", b"xyz\""] {
+                        let mut s = buf.clone();
+                        s.extend_from_slice(tail);
+                        assert_eq!(scan_swar(&s, 0, false), string::tail(&s, 0, false), "{s:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

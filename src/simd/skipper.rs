@@ -9,8 +9,28 @@
 //! strings with the depth limit and bracket types checked. A backslash always escapes the
 //! byte after it, inside or outside a string (outside one the text is not JSON anyway).
 //!
+//! **Long strings.** After a block without quotes or backslashes that ends inside a
+//! string, the level's *string run* ([`string_run`]) looks for the next quote or
+//! backslash with one test per window, and the next block starts there: the bytes passed
+//! over are string contents, which change nothing in the walk's state.
+//!
 //! Blocks start at the container's first byte, so no alignment is needed; the last partial
 //! block is copied into a space-padded 64-byte buffer, so nothing is read past the slice.
+
+// The block walk serves the vector levels only; without them (other architectures, miri,
+// `--cfg rpcscan_disable_simd`) the scalar level's byte walk is all that runs.
+#![cfg_attr(
+    not(any(
+        all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+        all(
+            target_arch = "aarch64",
+            target_feature = "neon",
+            not(miri),
+            not(rpcscan_disable_simd)
+        )
+    )),
+    allow(dead_code)
+)]
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -72,7 +92,8 @@ impl Nesting {
     }
 }
 
-/// The block walk shared by every level; `masks` and `prefix_xor` are the level's kernels.
+/// The block walk shared by every level; `masks`, `prefix_xor` and `run` (the string run:
+/// [`string_run`] with the level's window) are the level's kernels.
 #[inline(always)]
 pub(crate) fn walk(
     buf: &[u8],
@@ -81,6 +102,7 @@ pub(crate) fn walk(
     max_depth: usize,
     masks: impl Fn(&[u8]) -> Masks,
     prefix_xor: impl Fn(u64) -> u64,
+    run: impl Fn(&[u8], usize) -> usize,
 ) -> Result<usize, JsonError> {
     let mut state = State { prev_escaped: 0, in_string: 0, level: 0, nest: Nesting::new() };
     let mut base = open;
@@ -94,8 +116,91 @@ pub(crate) fn walk(
         }
         super::prefetch::prefetch_ahead(buf, base);
         base += 64;
+        // A whole block of string contents (in dense traffic, rare): a long string.
+        if (m.quote | m.backslash) == 0 && state.in_string != 0 {
+            base = run(buf, base);
+        }
     }
     Err(JsonError::eof(buf.len()))
+}
+
+/// The container skipper of the scalar level: the same walk one byte at a time outside
+/// strings, and through strings by `run` (the string run, [`string_run`] with the level's
+/// window). Without vector registers, 64-byte block masks built word by word cost more
+/// than looking at each byte once, most of all on small containers (an empty `{}` would
+/// pay for a whole padded block).
+#[inline(always)]
+pub(crate) fn walk_bytes(
+    buf: &[u8],
+    open: usize,
+    depth: usize,
+    max_depth: usize,
+    run: impl Fn(&[u8], usize) -> usize,
+) -> Result<usize, JsonError> {
+    let mut nest = Nesting::new();
+    let mut level = 0usize;
+    let mut i = open;
+    while let Some(&b) = buf.get(i) {
+        match b {
+            b'"' => {
+                i += 1;
+                // To the closing quote: the run stops at a quote or backslash, or where too
+                // few bytes remain for its window (then a byte at a time).
+                loop {
+                    i = run(buf, i);
+                    match buf.get(i) {
+                        Some(b'"') => break,
+                        Some(b'\\') => i += 2,
+                        Some(_) => i += 1,
+                        None => return Err(JsonError::eof(buf.len())),
+                    }
+                }
+            }
+            // A backslash escapes the byte after it, inside or outside a string.
+            b'\\' => i += 1,
+            b'{' | b'[' => {
+                if depth + level > max_depth {
+                    return Err(JsonError::new(Reason::TooDeep, i));
+                }
+                nest.set(level, b == b'{');
+                level += 1;
+            }
+            b'}' | b']' => {
+                if level == 0 || nest.is_object(level - 1) != (b == b'}') {
+                    return Err(JsonError::new(Reason::Syntax, i));
+                }
+                level -= 1;
+                if level == 0 {
+                    return Ok(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Err(JsonError::eof(buf.len()))
+}
+
+/// The string run shared by every level: from `i` (inside a string, no escape pending),
+/// the offset of the first quote or backslash, found `W` bytes at a time by `window` (the
+/// offset of the first one among them); when fewer than `W` bytes remain, the offset where
+/// the search stopped (the block loop reads the rest).
+#[inline(always)]
+pub(crate) fn string_run<const W: usize>(
+    buf: &[u8],
+    mut i: usize,
+    window: impl Fn(&[u8; W]) -> Option<usize>,
+) -> usize {
+    while let Some(chunk) = buf.get(i..i + W).and_then(|c| <&[u8; W]>::try_from(c).ok()) {
+        if let Some(k) = window(chunk) {
+            return i + k;
+        }
+        if i % 64 < W {
+            super::prefetch::prefetch_ahead(buf, i);
+        }
+        i += W;
+    }
+    i
 }
 
 /// Characters escaped by a preceding backslash (odd-length runs; the simdjson method),
@@ -271,6 +376,33 @@ mod tests {
         }
         let long_string = format!("[\"{}\\\"{}\" ,1]", "x".repeat(100), "\\\\".repeat(70));
         check(long_string.as_bytes(), 1024);
+    }
+
+    /// Strings of several blocks (where the string run takes over) with a quote, an
+    /// escape or a bracket at every offset, over ASCII and non-ASCII fillers, at every
+    /// level.
+    #[test]
+    fn long_strings_with_a_special_at_every_offset() {
+        let specials: [&[u8]; 6] = [b"\"", b"\\\"", b"\\\\", b"\\", b"]", b"\"]"];
+        let step = if cfg!(miri) { 53 } else { 1 };
+        for filler in ["a", "é日"] {
+            for pad in [0usize, 1, 63] {
+                let body: Vec<u8> = filler.bytes().cycle().take(300).collect();
+                for at in (0..300).step_by(step) {
+                    for special in specials {
+                        let mut s = b"{\"k\":[".to_vec();
+                        s.extend(std::iter::repeat_n(b' ', pad));
+                        s.push(b'"');
+                        let mut text = body.clone();
+                        text.splice(at..(at + special.len()).min(300), special.iter().copied());
+                        s.extend_from_slice(&text);
+                        s.extend_from_slice(b"\",{\"x\":\"y\"}]} tail");
+                        check(&s, 1024);
+                        check(&s[..s.len() - 20], 1024);
+                    }
+                }
+            }
+        }
     }
 
     proptest! {

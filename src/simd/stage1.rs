@@ -27,6 +27,14 @@
 //! byte; the last partial block is copied into a space-padded buffer, so nothing is read
 //! past the slice.
 //!
+//! **Long strings.** After a block with no token and no backslash that ends inside a
+//! string, the cursor hands the bytes after it to the level's *run* kernel
+//! ([`run`]): whole 64-byte windows with no quote, backslash or control byte are passed
+//! over with one test each (and, on levels that check UTF-8 in the block, that check),
+//! without the rest of the block's work. Such a window would have produced no token, no
+//! failed check and no change to the carry but the UTF-8 step's, so the token stream is the
+//! same; the block loop takes over at the first window that is not plain.
+//!
 //! The fast path only ever says "valid, and here is the walk" or "don't know": any failed
 //! check, unexpected token or early end sends the message to the exact byte-by-byte path,
 //! which finds the first offending byte and its reason.
@@ -99,6 +107,9 @@ pub(crate) struct Carry {
     prev_scalar: u64,
     /// Bytes of this block that must be hex digits (a `\u` near the end of the previous one).
     hex_carry: u64,
+    /// The previous block had no backslash: when it was all string contents, the string is
+    /// worth a long-string run (escape-dense text would stop the run at once, every block).
+    no_backslash: bool,
     /// For the level's UTF-8 step.
     pub(crate) utf8: Utf8Carry,
 }
@@ -123,6 +134,7 @@ pub(crate) fn block<C>(
     let m = masks(chunk);
     utf8(chunk, m.high, &mut carry.utf8);
     let escaped = super::skipper::escaped(&mut carry.prev_escaped, m.backslash);
+    carry.no_backslash = m.backslash == 0;
     let quotes = m.quote & !escaped;
     let in_string = prefix_xor(quotes) ^ carry.in_string;
     carry.in_string = ((in_string as i64) >> 63) as u64;
@@ -148,6 +160,67 @@ pub(crate) fn block<C>(
 pub(crate) fn range_utf8<C>(_: &C, high: u64, utf8: &mut Utf8Carry) {
     utf8.non_ascii = high != 0;
 }
+
+/// A level's stage-1 kernels: the block function ([`block`] with its kernels) and the
+/// long-string run ([`run`] with its window test).
+pub(crate) trait Kernels {
+    /// One block (64 bytes, or the last 1 to 63 read as if followed by spaces).
+    fn block(&self, carry: &mut Carry, bytes: &[u8]) -> Option<u64>;
+    /// How many leading bytes of `rest` (a multiple of 64) are whole windows with no quote,
+    /// backslash or control byte, with the level's UTF-8 step run on each; and whether any
+    /// of them held a byte that is not ASCII.
+    fn run(&self, utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool);
+}
+
+/// [`Kernels`] from two closures.
+pub(crate) struct Stage1<B, R> {
+    pub(crate) block: B,
+    pub(crate) run: R,
+}
+
+impl<B, R> Kernels for Stage1<B, R>
+where
+    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
+    R: Fn(&mut Utf8Carry, &[u8]) -> (usize, bool),
+{
+    #[inline(always)]
+    fn block(&self, carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
+        (self.block)(carry, bytes)
+    }
+    #[inline(always)]
+    fn run(&self, utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
+        (self.run)(utf8, rest)
+    }
+}
+
+/// The long-string run every level shares: whole 64-byte windows of `rest` while
+/// `window` says they hold no quote, backslash or control byte (`Some(high)`, `high` not
+/// zero when a byte is not ASCII, for `utf8`, the level's UTF-8 step); see [`Kernels::run`].
+#[inline(always)]
+pub(crate) fn run<C>(
+    utf8: &mut Utf8Carry,
+    rest: &[u8],
+    window: impl Fn(&[u8; 64]) -> Option<(C, u64)>,
+    utf8_step: impl Fn(&C, u64, &mut Utf8Carry),
+) -> (usize, bool) {
+    let mut n = 0;
+    let mut high_seen = 0;
+    while let Some(chunk) = rest.get(n..n + 64).and_then(|c| <&[u8; 64]>::try_from(c).ok()) {
+        let Some((c, high)) = window(chunk) else {
+            break;
+        };
+        utf8_step(&c, high, utf8);
+        high_seen |= high;
+        super::prefetch::prefetch_ahead(rest, n);
+        n += 64;
+    }
+    (n, high_seen != 0)
+}
+
+/// The UTF-8 step of [`run`] for levels that leave UTF-8 to the range check (the cursor
+/// notes the range from [`Kernels::run`]'s answer).
+#[inline(always)]
+pub(crate) fn range_run_utf8<C>(_: &C, _: u64, _: &mut Utf8Carry) {}
 
 /// Where the four hex digits after each escaped `u` (bits of `u`) must stand: in this
 /// block (bits i+1..=i+4 for a `u` at i, by two doublings), and in the next one (bit j: a
@@ -203,7 +276,7 @@ pub(crate) struct Cursor<'a, B, const RANGE_UTF8: bool> {
 
 impl<'a, B, const RANGE_UTF8: bool> Cursor<'a, B, RANGE_UTF8>
 where
-    B: Fn(&mut Carry, &[u8]) -> Option<u64>,
+    B: Kernels,
 {
     /// A cursor at the start of `buf`.
     #[inline(always)]
@@ -297,7 +370,7 @@ where
         super::prefetch::prefetch_ahead(self.buf, base);
         let end = self.buf.len().min(base + 64);
         let chunk = self.buf.get(base..end).unwrap_or_default();
-        match (self.block)(&mut self.carry, chunk) {
+        match self.block.block(&mut self.carry, chunk) {
             Some(bits) => {
                 if RANGE_UTF8 {
                     // Without branches: whether a block has non-ASCII bytes varies block to
@@ -307,6 +380,11 @@ where
                     self.non_ascii.start = if first { base } else { self.non_ascii.start };
                     self.non_ascii.end = if non_ascii { end } else { self.non_ascii.end };
                 }
+                // A block without tokens or escapes that ends inside a string: a long
+                // string (in dense traffic, rare, so the branch is predicted).
+                if bits == 0 && self.carry.in_string != 0 && self.carry.no_backslash {
+                    self.long_string();
+                }
                 Some(Pos { base, bits })
             }
             None => {
@@ -314,6 +392,29 @@ where
                 None
             }
         }
+    }
+
+    /// Inside a string at a block boundary: passes over the plain windows that follow
+    /// (see the module docs). Not when an escape or `\u` digits cross the boundary.
+    #[inline(never)]
+    fn long_string(&mut self) {
+        if (self.carry.prev_escaped | self.carry.hex_carry) != 0 {
+            return;
+        }
+        let from = self.next_base;
+        let rest = self.buf.get(from..).unwrap_or_default();
+        let (n, high) = self.block.run(&mut self.carry.utf8, rest);
+        if RANGE_UTF8 && high {
+            // `from` is a character boundary: the block before it was all ASCII, or the
+            // range already starts before it. The window after the run starts with an
+            // ASCII byte or holds the rest of a character that crosses into it (which
+            // extends the range again).
+            if self.non_ascii.is_empty() {
+                self.non_ascii.start = from;
+            }
+            self.non_ascii.end = from + n;
+        }
+        self.next_base = from + n;
     }
 }
 
@@ -330,10 +431,16 @@ mod tests {
         escapes: impl Fn(&[u8; 64]) -> EscapeMasks,
         prefix_xor: impl Fn(u64) -> u64,
     ) -> Option<Vec<usize>> {
-        let mut c = Cursor::<_, true>::new(buf, |carry: &mut Carry, bytes: &[u8]| {
-            let chunk = padded(bytes);
-            block(carry, &chunk, &masks, &escapes, &prefix_xor, range_utf8)
-        });
+        let kernels = Stage1 {
+            block: |carry: &mut Carry, bytes: &[u8]| {
+                let chunk = padded(bytes);
+                block(carry, &chunk, &masks, &escapes, &prefix_xor, range_utf8)
+            },
+            run: |utf8: &mut Utf8Carry, rest: &[u8]| {
+                run(utf8, rest, scalar::plain_window, range_run_utf8)
+            },
+        };
+        let mut c = Cursor::<_, true>::new(buf, kernels);
         let mut v = Vec::new();
         while let Some(t) = c.next() {
             v.push(t);

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! cargo build --profile bench -p rpcscan-benchmarks --bin profile
-//! perf record -g target/release/profile small strict 200   # MIX MODE ROUNDS [SEED [REPEAT]]
+//! perf record -g target/release/profile small strict 200   # SHAPE MODE ROUNDS [SEED [REPEAT]]
+//! # SHAPE: tiny small mixed code cjk image; PROFILE_BYTES sets the corpus size (4 MiB)
 //! # modes: strict envelope serde_value serde_raw simd_json sonic, and on the valid-JSON
 //! # subset only: sonic_unchecked envelope_valid_json
 //! ```
@@ -15,14 +16,11 @@
 
 use rpcscan::{Kind, Parser, Validation};
 use rpcscan_benchmarks::baselines;
-use rpcscan_oracle::corpus::{generate, Mix};
+use rpcscan_benchmarks::shapes;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let mix = match args.next().as_deref() {
-        Some("mixed") => Mix::Mixed,
-        _ => Mix::Small,
-    };
+    let shape = args.next().unwrap_or_else(|| "small".into());
     let mode = args.next().unwrap_or_else(|| "strict".into());
     let strict = Parser::new();
     let envelope = Parser::new().validation(Validation::Envelope);
@@ -42,7 +40,9 @@ fn main() {
     let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(100);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
     let repeat: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
-    let corpus = generate(mix, 4 << 20, seed);
+    let size = std::env::var("PROFILE_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(4 << 20);
+    let corpus =
+        shapes::corpus(&shape, size, seed).expect("a shape: tiny small mixed code cjk image");
     let mut lines: Vec<&[u8]> = corpus.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     if mode == "sonic_unchecked" || mode == "envelope_valid_json" {
         // Unchecked parsers are only defined on valid JSON: both get the same subset.
@@ -60,5 +60,9 @@ fn main() {
     let secs = start.elapsed().as_secs_f64();
     let bytes: usize = lines.iter().map(|l| l.len() + 1).sum();
     let mb = (bytes * rounds.div_ceil(repeat) * repeat) as f64 / 1e6;
-    eprintln!("{counts:?} {:.0} MB/s (kernel level {})", mb / secs, rpcscan::kernel_level());
+    eprintln!(
+        "{counts:?} {:.0} MB/s (kernel level {}), {bytes} bytes per round",
+        mb / secs,
+        rpcscan::kernel_level()
+    );
 }
