@@ -16,6 +16,9 @@
 //!
 //! ```text
 //! cargo bench -p rpcscan-benchmarks --bench layer
+//! # instructions per call of one contender (the difference of two runs, over 1000):
+//! RPCSCAN_LAYER_ONLY='layer 1 KB round trip/rpcscan' RPCSCAN_LAYER_CALLS=1000 \
+//!   valgrind --tool=callgrind target/release/deps/layer-HASH --bench
 //! ```
 
 use std::convert::Infallible;
@@ -148,6 +151,22 @@ fn layers(c: &mut Criterion) {
                 let text = String::from_utf8_lossy(response.body()).into_owned();
                 assert!(text.contains("-32602"), "{group}: {name} let exec_1 through: {text}");
             }
+        }
+        // `RPCSCAN_LAYER_CALLS=N RPCSCAN_LAYER_ONLY='GROUP/NAME'`: N calls of one contender
+        // and no timing, for instruction counts (callgrind at two N; the difference over
+        // the difference of N is per call, the set-up cancels out).
+        if let (Ok(calls), Ok(only)) =
+            (std::env::var("RPCSCAN_LAYER_CALLS"), std::env::var("RPCSCAN_LAYER_ONLY"))
+        {
+            let calls: usize = calls.parse().expect("RPCSCAN_LAYER_CALLS: a number");
+            for (name, service) in &contenders {
+                if only == format!("{group}/{name}") {
+                    for _ in 0..calls {
+                        black_box(call(&rt, service, black_box(&body)));
+                    }
+                }
+            }
+            continue;
         }
         let mut g = c.benchmark_group(group);
         g.throughput(Throughput::Elements(1));
