@@ -7,7 +7,7 @@
 //! The protocol's own methods ([`is_protocol`]) are never blocked: a client that cannot
 //! `initialize`, `ping`, cancel or follow its tasks is broken, not restricted.
 
-use rpcscan::Message;
+use rpcscan::{Message, Str};
 
 use crate::filter::glob;
 
@@ -54,6 +54,16 @@ impl Policy {
 
     /// Checks a client request or notification; `Ok` forwards it.
     pub fn check(&self, msg: &Message<'_>) -> Result<(), Denial> {
+        self.check_with_tool(msg, || msg.mcp().tool_name())
+    }
+
+    /// [`Policy::check`] with the tool name from the caller (asked for only when a tool
+    /// rule applies), for a caller that has already found the MCP routing keys.
+    pub fn check_with_tool<'a>(
+        &self,
+        msg: &Message<'a>,
+        tool: impl FnOnce() -> Option<Str<'a>>,
+    ) -> Result<(), Denial> {
         if self.is_open() {
             return Ok(());
         }
@@ -72,7 +82,7 @@ impl Policy {
         if method != "tools/call" || (self.allow_tools.is_empty() && self.deny_tools.is_empty()) {
             return Ok(());
         }
-        let Some(tool) = msg.mcp().tool_name().and_then(|t| t.decode().ok()) else {
+        let Some(tool) = tool().and_then(|t| t.decode().ok()) else {
             return Err(Denial::NoToolName);
         };
         if (!self.allow_tools.is_empty() && !any(&self.allow_tools, &tool))

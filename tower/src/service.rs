@@ -17,7 +17,7 @@ use rpcscan::response::{
     ErrorResponse, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     METHOD_NOT_FOUND,
 };
-use rpcscan::{Kind, Message, OwnedMessage};
+use rpcscan::{Kind, Message, OwnedMessage, Str};
 use tower_service::Service;
 
 use crate::body::{ResponseBody, SseInspector};
@@ -219,7 +219,8 @@ where
             return Ok(reject.respond());
         }
     };
-    {
+    // The routing keys are found once: the tool name goes on to the answer's event.
+    let tool = {
         let msg = message.as_message();
         let mcp = msg.mcp();
         let verdict = check_message(shared, &parts.headers, &msg, &mcp);
@@ -240,14 +241,15 @@ where
         if let Err(reject) = verdict {
             return Ok(reject.respond());
         }
-    }
+        mcp.tool_name()
+    };
 
     parts.extensions.insert(message.clone());
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
     let Ok(response) = before(deadline, inner.call(request)).await else {
         return Ok(upstream_timeout(Some(&message)));
     };
-    Ok(respond(response?, Some(message), &exchange, deadline).await)
+    Ok(respond(response?, Some((message.clone(), tool)), &exchange, deadline).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -461,7 +463,7 @@ fn media_type(headers: &HeaderMap) -> Media {
 /// event stream is passed on as it arrives and observed; anything else passes untouched.
 async fn respond<ResB>(
     response: Response<ResB>,
-    request: Option<OwnedMessage>,
+    request: Option<(OwnedMessage, Option<Str<'_>>)>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
 ) -> Response<ResponseBody<ResB>>
@@ -474,7 +476,7 @@ where
     let session = session_id(&parts.headers).or_else(|| exchange.session.clone());
     let media = media_type(&parts.headers);
 
-    let asked = request.as_ref().is_some_and(|r| r.kind() == Kind::Request);
+    let asked = request.as_ref().is_some_and(|(r, _)| r.kind() == Kind::Request);
     if request.is_some() && !asked && parts.status.is_success() {
         // MCP Streamable HTTP: an accepted notification or response gets 202, no body.
         parts.status = StatusCode::ACCEPTED;
@@ -488,13 +490,13 @@ where
             shared.max_response_size,
             Arc::clone(&shared.observer),
             session,
-            request,
+            request.map(|(r, _)| r),
             exchange.start,
             shared.idle_timeout,
         );
         return Response::from_parts(parts, ResponseBody::sse(body, inspector));
     }
-    let Some(request) = request.filter(|_| asked) else {
+    let Some((request, tool)) = request.filter(|_| asked) else {
         return Response::from_parts(parts, ResponseBody::plain(body));
     };
     if media != Media::Json || !parts.status.is_success() {
@@ -508,7 +510,7 @@ where
         session: text(session.as_ref()),
         kind: Kind::Invalid,
         method: request.method(),
-        tool: request.mcp().tool_name(),
+        tool,
         error_code: None,
         latency: Some(exchange.start.elapsed()),
         rejected: Some(Rejection::UpstreamMismatch),
