@@ -249,7 +249,7 @@ where
     let Ok(response) = before(deadline, inner.call(request)).await else {
         return Ok(upstream_timeout(Some(&message)));
     };
-    Ok(respond(response?, Some((message.clone(), tool)), &exchange, deadline).await)
+    Ok(respond(response?, Some((&message, tool)), &exchange, deadline).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -463,7 +463,7 @@ fn media_type(headers: &HeaderMap) -> Media {
 /// event stream is passed on as it arrives and observed; anything else passes untouched.
 async fn respond<ResB>(
     response: Response<ResB>,
-    request: Option<(OwnedMessage, Option<Str<'_>>)>,
+    request: Option<(&OwnedMessage, Option<Str<'_>>)>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
 ) -> Response<ResponseBody<ResB>>
@@ -490,7 +490,7 @@ where
             shared.max_response_size,
             Arc::clone(&shared.observer),
             session,
-            request.map(|(r, _)| r),
+            request.map(|(r, _)| r.clone()),
             exchange.start,
             shared.idle_timeout,
         );
@@ -542,7 +542,7 @@ where
     let rejected = event.rejected;
     match (collected, rejected) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
-        (Err(CollectError::Timeout), _) => upstream_timeout(Some(&request)),
+        (Err(CollectError::Timeout), _) => upstream_timeout(Some(request)),
         _ => {
             let answer = ErrorResponse::new(
                 INTERNAL_ERROR,
