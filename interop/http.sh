@@ -56,14 +56,18 @@ for client in ts py; do
   fi
 done
 
-curl -s "http://127.0.0.1:$metrics/metrics" | grep -q '^rpcscan_messages_total{direction="server"' \
-  || fail "no server messages in /metrics"
+# (Read whole before matching: `grep -q` stops at the first match, and under pipefail the
+# curl it leaves writing into a closed pipe would fail the check.)
+metrics_text=$(curl -s "http://127.0.0.1:$metrics/metrics")
+grep -q '^rpcscan_messages_total{direction="server"' <<<"$metrics_text" || fail "no server messages in /metrics"
 # SIGTERM: the gateway exits 0 with its log flushed.
 kill -TERM "$gateway_pid"
 wait "$gateway_pid" || fail "gateway exited $?"
 # The --log: every record is JSON with the documented fields; both directions are there,
 # each SSE message on its own record; the sessions were ended with DELETE (by the
-# transcripts above: `terminated` is true only after the server accepted it).
+# transcripts above: the TS client's `terminated` is true only after the server accepted it;
+# the Python driver sends its DELETE by hand, checks the answer, and that a request with the
+# ended session id is refused afterwards).
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
 const dirs = { c2s: 0, s2c: 0, proxy: 0 };

@@ -12,7 +12,9 @@
 //! cargo build --profile bench -p rpcscan-benchmarks --bin profile
 //! ```
 //!
-//! The criterion benchmarks stay in the root crate's `benches/` (`cargo bench`).
+//! The criterion benchmarks stay in the root crate's `benches/` (`cargo bench`), except
+//! `benches/layer.rs` here (`cargo bench -p rpcscan-benchmarks --bench layer`), which
+//! compares `rpcscan_tower::McpLayer` with [`serde_layer`] and needs the tower crate.
 
 #![deny(missing_docs)]
 
@@ -20,3 +22,5 @@ pub mod baselines;
 pub mod cli_run;
 pub mod shapes;
 pub mod simdjson;
+pub mod mcp_1k;
+pub mod serde_layer;

@@ -200,11 +200,12 @@ async fn serve(args: GatewayArgs) -> u8 {
 struct Globs(Arc<Policy>);
 
 impl rpcscan_tower::Policy for Globs {
-    fn decide(&self, msg: &Message<'_>, _: &Mcp<'_>) -> Decision {
+    fn decide(&self, msg: &Message<'_>, mcp: &Mcp<'_>) -> Decision {
         if !matches!(msg.kind(), Kind::Request | Kind::Notification) {
             return Decision::Forward;
         }
-        match self.0.check(msg) {
+        // The layer has found the routing keys already: no second walk of `params`.
+        match self.0.check_with_tool(msg, || mcp.tool_name()) {
             Ok(()) => Decision::Forward,
             Err(policy::Denial::Method) => {
                 Decision::Deny(Denial::new(rpcscan::response::METHOD_NOT_FOUND, "Method not found"))

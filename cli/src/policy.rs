@@ -69,6 +69,16 @@ impl Policy {
 
     /// Checks a client request or notification; `Ok` forwards it.
     pub fn check(&self, msg: &Message<'_>) -> Result<(), Denial> {
+        self.check_with_tool(msg, || msg.mcp().tool_name())
+    }
+
+    /// [`Policy::check`] with the tool name from the caller (asked for only when a tool
+    /// rule applies), for a caller that has already found the MCP routing keys.
+    pub fn check_with_tool<'a>(
+        &self,
+        msg: &Message<'a>,
+        tool: impl FnOnce() -> Option<Str<'a>>,
+    ) -> Result<(), Denial> {
         if self.is_open() {
             return Ok(());
         }
@@ -88,7 +98,7 @@ impl Policy {
         {
             return Ok(());
         }
-        let Some(tool) = msg.mcp().tool_name().and_then(|t| text(&t)) else {
+        let Some(tool) = tool().and_then(|t| text(&t)) else {
             return Err(Denial::NoToolName);
         };
         if (!self.allow_tools.is_empty() && !any(&self.allow_tools, &tool))

@@ -142,7 +142,7 @@ pub(crate) struct SseInspector {
     buf: BytesMut,
     parser: Parser,
     observer: Arc<dyn Observer>,
-    session: Option<String>,
+    session: Option<http::HeaderValue>,
     /// The POST's request, whose response the stream is expected to end with.
     request: Option<OwnedMessage>,
     start: Instant,
@@ -154,7 +154,7 @@ impl SseInspector {
         parser: Parser,
         max_message_size: usize,
         observer: Arc<dyn Observer>,
-        session: Option<String>,
+        session: Option<http::HeaderValue>,
         request: Option<OwnedMessage>,
         start: Instant,
         idle: Option<Duration>,
@@ -194,7 +194,7 @@ impl SseInspector {
     }
 
     fn classify(&mut self, item: Result<rpcscan::frame::Frame, rpcscan::frame::FrameError>) {
-        let session = self.session.as_deref();
+        let session = self.session.as_ref().and_then(|v| v.to_str().ok());
         let latency = Some(self.start.elapsed());
         let frame = match item {
             Ok(frame) => frame,

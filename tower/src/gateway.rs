@@ -59,6 +59,10 @@ pub struct Upstream {
     client: Client<HttpConnector, RequestBody<Incoming>>,
     authority: http::uri::Authority,
     path: Option<PathAndQuery>,
+    /// The target of a request without a query when `path` is set, built once.
+    fixed: Option<Uri>,
+    /// The `Host` header every forwarded request carries, built once.
+    host: HeaderValue,
 }
 
 impl Upstream {
@@ -73,16 +77,40 @@ impl Upstream {
         let authority =
             uri.authority().cloned().ok_or_else(|| invalid("the upstream URL has no host"))?;
         let path = uri.path_and_query().filter(|p| p.path() != "/").cloned();
-        let client = Client::builder(TokioExecutor::new()).build_http();
-        Ok(Upstream { client, authority, path })
+        let host = HeaderValue::from_str(authority.as_str())
+            .map_err(|_| invalid("the upstream's host is not a header value"))?;
+        // Requests to one upstream over loopback or a LAN: Nagle's delay would only hold
+        // back the last segment of a message. Idle connections are kept and reused (the
+        // pool's default), so a busy gateway does not reconnect per request.
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        let client = Client::builder(TokioExecutor::new()).build(connector);
+        let mut upstream = Upstream { client, authority, path, fixed: None, host };
+        if let Some(path) = &upstream.path {
+            // The URL's own query goes with the path only when the request has none.
+            let fixed = upstream.build_target(path.as_str());
+            upstream.fixed = Some(fixed.map_err(|_| invalid("the upstream URL is not a target"))?);
+        }
+        Ok(upstream)
     }
 
     fn target(&self, uri: &Uri) -> Result<Uri, http::Error> {
+        if let (Some(fixed), None) = (&self.fixed, uri.query()) {
+            return Ok(fixed.clone());
+        }
         let path = match (&self.path, uri.query()) {
             (Some(base), Some(query)) => format!("{}?{query}", base.path()),
             (Some(base), None) => base.as_str().to_owned(),
             (None, _) => uri.path_and_query().map_or("/", PathAndQuery::as_str).to_owned(),
         };
+        self.build_target(path)
+    }
+
+    fn build_target<P>(&self, path: P) -> Result<Uri, http::Error>
+    where
+        PathAndQuery: TryFrom<P>,
+        <PathAndQuery as TryFrom<P>>::Error: Into<http::Error>,
+    {
         Uri::builder()
             .scheme(Scheme::HTTP)
             .authority(self.authority.clone())
@@ -105,10 +133,10 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
         // The layer's scan of a POST: the 502 can answer the request's id.
         let id = parts.extensions.get::<OwnedMessage>().and_then(OwnedMessage::id_bytes);
         let target = self.target(&parts.uri);
-        let host = HeaderValue::from_str(self.authority.as_str());
+        let host = self.host.clone();
         let client = self.client.clone();
         Box::pin(async move {
-            let (Ok(target), Ok(host)) = (target, host) else {
+            let Ok(target) = target else {
                 return Ok(bad_gateway(id.as_deref()));
             };
             parts.uri = target;
@@ -128,14 +156,19 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
 
 fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
     // Headers named by `Connection` are hop-by-hop too.
-    let named: Vec<HeaderName> = headers
-        .get_all(CONNECTION)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
-        .collect();
-    for name in HOP_BY_HOP.iter().chain(&named) {
+    if headers.contains_key(CONNECTION) {
+        let named: Vec<HeaderName> = headers
+            .get_all(CONNECTION)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .filter_map(|name| HeaderName::from_bytes(name.trim().as_bytes()).ok())
+            .collect();
+        for name in &named {
+            headers.remove(name);
+        }
+    }
+    for name in &HOP_BY_HOP {
         headers.remove(name);
     }
 }
@@ -175,6 +208,8 @@ where
             }
             Err(e) => return Err(e),
         };
+        // Answers are written whole; Nagle's delay would only hold back their last segment.
+        let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(service.clone());
         tokio::spawn(async move {
             let _ = hyper::server::conn::http1::Builder::new()

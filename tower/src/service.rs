@@ -17,7 +17,7 @@ use rpcscan::response::{
     ErrorResponse, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     METHOD_NOT_FOUND,
 };
-use rpcscan::{Kind, Message, OwnedMessage};
+use rpcscan::{Kind, Message, OwnedMessage, Str};
 use tower_service::Service;
 
 use crate::body::{ResponseBody, SseInspector};
@@ -123,7 +123,8 @@ fn reply<B>(status: StatusCode, body: Vec<u8>) -> Response<ResponseBody<B>> {
 /// The per-request context of the response path.
 struct Exchange {
     shared: Arc<Shared>,
-    session: Option<String>,
+    /// `Mcp-Session-Id` (a `HeaderValue` shares the request's bytes: no copy).
+    session: Option<HeaderValue>,
     start: Instant,
 }
 
@@ -132,7 +133,7 @@ impl Exchange {
     fn observe_rejected(&self, reject: &Reject, bytes: Option<&[u8]>) {
         self.shared.observer.message(&Event {
             direction: Direction::ClientToServer,
-            session: self.session.as_deref(),
+            session: text(self.session.as_ref()),
             kind: Kind::Invalid,
             method: None,
             tool: None,
@@ -160,8 +161,7 @@ where
     let deadline =
         shared.request_timeout.and_then(|t| tokio::time::Instant::from_std(start).checked_add(t));
     let (mut parts, body) = request.into_parts();
-    let exchange =
-        Exchange { session: text(parts.headers.get(SESSION_ID)).map(str::to_owned), shared, start };
+    let exchange = Exchange { session: session_id(&parts.headers), shared, start };
     let shared = &exchange.shared;
 
     if let Some(reject) = check_head(shared, &parts.headers) {
@@ -219,13 +219,14 @@ where
             return Ok(reject.respond());
         }
     };
-    {
+    // The routing keys are found once: the tool name goes on to the answer's event.
+    let tool = {
         let msg = message.as_message();
         let mcp = msg.mcp();
         let verdict = check_message(shared, &parts.headers, &msg, &mcp);
         shared.observer.message(&Event {
             direction: Direction::ClientToServer,
-            session: exchange.session.as_deref(),
+            session: text(exchange.session.as_ref()),
             kind: msg.kind(),
             method: msg.method(),
             tool: mcp.tool_name(),
@@ -240,14 +241,15 @@ where
         if let Err(reject) = verdict {
             return Ok(reject.respond());
         }
-    }
+        mcp.tool_name()
+    };
 
     parts.extensions.insert(message.clone());
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
     let Ok(response) = before(deadline, inner.call(request)).await else {
         return Ok(upstream_timeout(Some(&message)));
     };
-    Ok(respond(response?, Some(message), &exchange, deadline).await)
+    Ok(respond(response?, Some((&message, tool)), &exchange, deadline).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -297,28 +299,31 @@ fn check_message(
     mcp: &Mcp<'_>,
 ) -> Result<(), Reject> {
     let id = msg.id().map(|id| id.raw());
-    let mirrored = [MCP_METHOD, MCP_NAME];
+    // Each header looked up once: its first value, and whether there is a second.
+    let lookup = |name: &HeaderName| {
+        let mut values = headers.get_all(name).iter();
+        (values.next(), values.next().is_some())
+    };
+    let mirrored = [lookup(&MCP_METHOD), lookup(&MCP_NAME), lookup(&MCP_PROTOCOL_VERSION)];
     let applies = match shared.header_check {
         HeaderCheck::Always => true,
         HeaderCheck::Off => false,
         HeaderCheck::WhenPresent => {
             // A duplicated `_meta` says nothing about the version: the routing-key check
             // below answers it.
-            mirrored.iter().any(|h| headers.contains_key(h))
+            mirrored[..2].iter().any(|(first, _)| first.is_some())
                 || mcp.protocol_version().unique().is_some()
         }
     };
     if applies {
         // Two values of one header: an intermediary may route on either; the check on one.
-        for (name, message) in [
-            (MCP_METHOD, "Header mismatch: Mcp-Method header appears more than once"),
-            (MCP_NAME, "Header mismatch: Mcp-Name header appears more than once"),
-            (
-                MCP_PROTOCOL_VERSION,
-                "Header mismatch: MCP-Protocol-Version header appears more than once",
-            ),
-        ] {
-            if headers.get_all(&name).iter().nth(1).is_some() {
+        let messages = [
+            "Header mismatch: Mcp-Method header appears more than once",
+            "Header mismatch: Mcp-Name header appears more than once",
+            "Header mismatch: MCP-Protocol-Version header appears more than once",
+        ];
+        for ((_, twice), message) in mirrored.iter().zip(messages) {
+            if *twice {
                 return Err(Reject::new(
                     StatusCode::BAD_REQUEST,
                     Rejection::HeaderMismatch,
@@ -327,14 +332,15 @@ fn check_message(
                 ));
             }
         }
+        let [(method, _), (name, _), (version, _)] = mirrored;
         let mut check = McpHeaders::new();
-        if let Some(v) = headers.get(MCP_METHOD) {
+        if let Some(v) = method {
             check = check.method(v.as_bytes());
         }
-        if let Some(v) = headers.get(MCP_NAME) {
+        if let Some(v) = name {
             check = check.name(v.as_bytes());
         }
-        if let Some(v) = headers.get(MCP_PROTOCOL_VERSION) {
+        if let Some(v) = version {
             check = check.protocol_version(v.as_bytes());
         }
         if let Err(mismatch) = check.check_with(msg, mcp) {
@@ -423,11 +429,32 @@ fn text(value: Option<&HeaderValue>) -> Option<&str> {
     value.and_then(|v| v.to_str().ok())
 }
 
-/// The media type of a `Content-Type` value, lower-cased, without parameters.
-fn media_type(headers: &HeaderMap) -> Option<String> {
-    let value = text(headers.get(CONTENT_TYPE))?;
+/// `Mcp-Session-Id`, when it is text.
+fn session_id(headers: &HeaderMap) -> Option<HeaderValue> {
+    headers.get(SESSION_ID).filter(|v| v.to_str().is_ok()).cloned()
+}
+
+/// The media types the response path tells apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Media {
+    Json,
+    EventStream,
+    Other,
+}
+
+/// The media type of a `Content-Type` value (case-insensitive, parameters ignored).
+fn media_type(headers: &HeaderMap) -> Media {
+    let Some(value) = text(headers.get(CONTENT_TYPE)) else {
+        return Media::Other;
+    };
     let essence = value.split(';').next().unwrap_or_default().trim();
-    Some(essence.to_ascii_lowercase())
+    if essence.eq_ignore_ascii_case("application/json") {
+        Media::Json
+    } else if essence.eq_ignore_ascii_case("text/event-stream") {
+        Media::EventStream
+    } else {
+        Media::Other
+    }
 }
 
 /// The response path: a client notification or response accepted upstream gets 202 and no
@@ -436,7 +463,7 @@ fn media_type(headers: &HeaderMap) -> Option<String> {
 /// event stream is passed on as it arrives and observed; anything else passes untouched.
 async fn respond<ResB>(
     response: Response<ResB>,
-    request: Option<OwnedMessage>,
+    request: Option<(&OwnedMessage, Option<Str<'_>>)>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
 ) -> Response<ResponseBody<ResB>>
@@ -446,11 +473,10 @@ where
 {
     let shared = &exchange.shared;
     let (mut parts, body) = response.into_parts();
-    let session =
-        text(parts.headers.get(SESSION_ID)).map(str::to_owned).or_else(|| exchange.session.clone());
+    let session = session_id(&parts.headers).or_else(|| exchange.session.clone());
     let media = media_type(&parts.headers);
 
-    let asked = request.as_ref().is_some_and(|r| r.kind() == Kind::Request);
+    let asked = request.as_ref().is_some_and(|(r, _)| r.kind() == Kind::Request);
     if request.is_some() && !asked && parts.status.is_success() {
         // MCP Streamable HTTP: an accepted notification or response gets 202, no body.
         parts.status = StatusCode::ACCEPTED;
@@ -458,22 +484,22 @@ where
         parts.headers.remove(CONTENT_LENGTH);
         return Response::from_parts(parts, ResponseBody::full(Bytes::new()));
     }
-    if media.as_deref() == Some("text/event-stream") {
+    if media == Media::EventStream {
         let inspector = SseInspector::new(
             shared.parser,
             shared.max_response_size,
             Arc::clone(&shared.observer),
             session,
-            request,
+            request.map(|(r, _)| r.clone()),
             exchange.start,
             shared.idle_timeout,
         );
         return Response::from_parts(parts, ResponseBody::sse(body, inspector));
     }
-    let Some(request) = request.filter(|_| asked) else {
+    let Some((request, tool)) = request.filter(|_| asked) else {
         return Response::from_parts(parts, ResponseBody::plain(body));
     };
-    if media.as_deref() != Some("application/json") || !parts.status.is_success() {
+    if media != Media::Json || !parts.status.is_success() {
         return Response::from_parts(parts, ResponseBody::plain(body));
     }
 
@@ -481,10 +507,10 @@ where
     let collected = collect(body, shared.max_response_size, shared.idle_timeout, deadline).await;
     let mut event = Event {
         direction: Direction::ServerToClient,
-        session: session.as_deref(),
+        session: text(session.as_ref()),
         kind: Kind::Invalid,
         method: request.method(),
-        tool: request.mcp().tool_name(),
+        tool,
         error_code: None,
         latency: Some(exchange.start.elapsed()),
         rejected: Some(Rejection::UpstreamMismatch),
@@ -516,7 +542,7 @@ where
     let rejected = event.rejected;
     match (collected, rejected) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
-        (Err(CollectError::Timeout), _) => upstream_timeout(Some(&request)),
+        (Err(CollectError::Timeout), _) => upstream_timeout(Some(request)),
         _ => {
             let answer = ErrorResponse::new(
                 INTERNAL_ERROR,

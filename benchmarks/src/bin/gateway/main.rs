@@ -1,50 +1,50 @@
 //! `rpcscan gateway` under load: requests/s, p50/p99 latency and the gateway process's CPU
 //! time per request, for a 1 KB MCP `tools/call` POSTed over loopback to a minimal hyper
-//! upstream three ways: directly, through `rpcscan gateway`, and through the same hyper
-//! gateway with a serde_json `Value` layer doing the same checks (`serde_layer.rs`). The
-//! load generator is `wrk` (Debian: `apt-get install wrk`) with a small Lua script.
+//! upstream four ways: directly; through the same hyper reverse proxy with no layer
+//! (`pass-through`: what any hyper gateway costs); through `rpcscan gateway`; and through
+//! the hyper proxy with a serde_json `Value` layer doing the same checks
+//! (`rpcscan_benchmarks::serde_layer`). A layer's own CPU per request is its gateway's minus
+//! the pass-through's. The load generator is `wrk` (Debian: `apt-get install wrk`) with a
+//! small Lua script.
 //!
 //! ```text
 //! cargo build --release -p rpcscan-cli -p rpcscan-benchmarks --bin rpcscan --bin gateway
-//! target/release/gateway [--duration 10s] [--connections 32] [--threads 2] [--rpcscan PATH]
+//! target/release/gateway [--duration 10s] [--connections 32] [--threads 2] [--rounds 1]
+//!                        [--pin LOAD_CPUS:GATEWAY_CPUS] [--rpcscan PATH]
 //! target/release/gateway --smoke      # each target answers; 1 s of wrk when installed
 //! ```
 //!
 //! The gateways run as their own processes (`rpcscan gateway`, and this program with
-//! `serve-serde`), so `/proc/PID/stat` gives each one's CPU time alone.
+//! `serve-plain` / `serve-serde`), so `/proc/PID/stat` gives each one's CPU time alone.
+//! `gateway serve-upstream` runs the minimal upstream alone (to profile a gateway by hand).
+//! `--pin 0:1` runs this program's upstream and wrk on CPU 0 and each gateway on CPU 1
+//! (`taskset`), for the direct run too: the gateway then has a core of its own, and tokio
+//! sizes each runtime to the CPUs it may use. `--rounds N` runs the targets N times in
+//! turn and reports each one's median.
 
-mod serde_layer;
-
+use std::convert::Infallible;
+use std::future::Future;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::{Child, Command, Stdio};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request, Response};
-use http_body_util::{BodyExt, Full};
+use http_body_util::{BodyExt, Either, Full};
 use hyper::body::Incoming;
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use rpcscan_benchmarks::mcp_1k;
+use rpcscan_benchmarks::serde_layer::SerdeLayer;
+use rpcscan_tower::gateway::{Upstream, UpstreamBody};
+use tower_layer::Layer;
 use tower_service::Service;
 
-/// The answer of the upstream: a `tools/call` result for id 1 (the only id sent).
-const ANSWER: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}],"isError":false}}"#;
-
-/// The POSTed message: a `tools/call` of `search` padded to 1 KB with a query text.
-fn message() -> String {
-    let head = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":""#;
-    let tail = r#""},"_meta":{"progressToken":"p-1"}}}"#;
-    let pad = 1024 - head.len() - tail.len();
-    let text: String = "lorem ipsum dolor sit amet ".chars().cycle().take(pad).collect();
-    format!("{head}{text}{tail}")
-}
-
+/// Answers every request with the 1 KB answer.
 #[derive(Clone)]
-struct MinimalUpstream;
+struct MinimalUpstream(Bytes);
 
 impl Service<Request<Incoming>> for MinimalUpstream {
     type Response = Response<Full<Bytes>>;
@@ -56,10 +56,11 @@ impl Service<Request<Incoming>> for MinimalUpstream {
     }
 
     fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        let answer = self.0.clone();
         Box::pin(async move {
             // Read the body, as a real server would, then answer.
             let _ = request.into_body().collect().await;
-            let mut response = Response::new(Full::new(Bytes::from_static(ANSWER.as_bytes())));
+            let mut response = Response::new(Full::new(answer));
             response.headers_mut().insert(
                 http::header::CONTENT_TYPE,
                 http::HeaderValue::from_static("application/json"),
@@ -69,17 +70,38 @@ impl Service<Request<Incoming>> for MinimalUpstream {
     }
 }
 
+/// The pass-through gateway: the hyper reverse proxy with no layer.
+#[derive(Clone)]
+struct PassThrough(Upstream);
+
+impl Service<Request<Incoming>> for PassThrough {
+    type Response = Response<UpstreamBody>;
+    type Error = Infallible;
+    type Future = <Upstream as Service<Request<rpcscan_tower::RequestBody<Incoming>>>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<Incoming>) -> Self::Future {
+        self.0.call(request.map(Either::Right))
+    }
+}
+
 struct Options {
     duration: String,
     connections: u32,
     threads: u32,
+    rounds: usize,
+    /// The CPU lists of (this program's upstream and wrk, each gateway).
+    pin: Option<(String, String)>,
     rpcscan: PathBuf,
     smoke: bool,
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "gateway: {problem}\nusage: gateway [--smoke] [--duration 10s] [--connections 32] [--threads 2] [--rpcscan PATH]"
+        "gateway: {problem}\nusage: gateway [--smoke] [--duration 10s] [--connections 32] [--threads 2] [--rounds 1] [--pin LOAD_CPUS:GATEWAY_CPUS] [--rpcscan PATH]"
     );
     std::process::exit(2)
 }
@@ -93,6 +115,8 @@ fn options() -> Options {
         duration: "10s".into(),
         connections: 32,
         threads: 2,
+        rounds: 1,
+        pin: None,
         rpcscan: beside,
         smoke: false,
     };
@@ -108,36 +132,70 @@ fn options() -> Options {
             "--duration" => o.duration = value,
             "--connections" => o.connections = number(&value),
             "--threads" => o.threads = number(&value),
+            "--rounds" => o.rounds = number(&value) as usize,
+            "--pin" => {
+                let (load, gateway) =
+                    value.split_once(':').unwrap_or_else(|| usage("--pin LOAD_CPUS:GATEWAY_CPUS"));
+                o.pin = Some((load.into(), gateway.into()));
+            }
             "--rpcscan" => o.rpcscan = value.into(),
             _ => usage(&format!("unknown option {flag}")),
         }
     }
     if o.smoke {
-        (o.duration, o.connections, o.threads) = ("1s".into(), 2, 1);
+        (o.duration, o.connections, o.threads, o.rounds) = ("1s".into(), 2, 1, 1);
     }
+    o.rounds = o.rounds.max(1);
     o
+}
+
+const TARGETS: [&str; 4] =
+    ["direct", "pass-through gateway", "rpcscan gateway", "serde_json Value gateway"];
+
+/// One timed run of one target.
+#[derive(Clone, Copy)]
+struct Run {
+    rps: f64,
+    p50: u64,
+    p99: u64,
+    /// The gateway's CPU time per request, µs (none for direct).
+    cpu: Option<f64>,
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    if args.next().as_deref() == Some("serve-serde") {
-        let upstream = args.next().unwrap_or_else(|| usage("serve-serde UPSTREAM_URL"));
-        serve_serde(&upstream);
-        return;
+    match args.next().as_deref() {
+        Some(kind @ ("serve-serde" | "serve-plain")) => {
+            let upstream = args.next().unwrap_or_else(|| usage("serve-serde|serve-plain URL"));
+            serve_gateway(kind, &upstream);
+            return;
+        }
+        Some("serve-upstream") => {
+            serve_upstream();
+            return;
+        }
+        _ => {}
     }
     let o = options();
+    if let Some((load, _)) = &o.pin {
+        // Before the runtime starts: its threads, and wrk, inherit the mask.
+        let pid = std::process::id().to_string();
+        let pinned = Command::new("taskset").args(["-c", "-p", load, &pid]).output();
+        if !pinned.is_ok_and(|out| out.status.success()) {
+            usage(&format!("taskset -c -p {load} failed"));
+        }
+    }
     let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
     let listener =
         runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).expect("bind the upstream");
     let upstream = listener.local_addr().expect("upstream address");
-    runtime.spawn(rpcscan_tower::gateway::serve(listener, MinimalUpstream));
+    let answer = mcp_1k::answer();
+    runtime.spawn(rpcscan_tower::gateway::serve(listener, MinimalUpstream(answer.clone().into())));
     let upstream_url = format!("http://{upstream}/mcp");
 
     let script =
         std::env::temp_dir().join(format!("rpcscan-gateway-bench-{}.lua", std::process::id()));
-    let body = message();
-    assert_eq!(body.len(), 1024);
-    assert!(rpcscan::parse(body.as_bytes()).is_ok());
+    let body = mcp_1k::request();
     std::fs::write(&script, lua(&body)).expect("write the wrk script");
     let wrk = Command::new("wrk").arg("--version").output().is_ok();
     if !wrk && !o.smoke {
@@ -145,78 +203,183 @@ fn main() {
     }
 
     let tck = clock_ticks();
-    println!("1 KB tools/call POSTs, wrk -t{} -c{} -d{}", o.threads, o.connections, o.duration);
+    println!("CPU: {}; load average: {}", cpu_model(), load_average());
+    println!(
+        "1 KB tools/call POSTs answered with 1 KB, wrk -t{} -c{} -d{}, {} round(s){}",
+        o.threads,
+        o.connections,
+        o.duration,
+        o.rounds,
+        match &o.pin {
+            Some((load, gateway)) =>
+                format!(", upstream and wrk on CPU {load}, gateway on CPU {gateway}"),
+            None => ", unpinned".into(),
+        }
+    );
+    let mut runs: Vec<Vec<Run>> = vec![Vec::new(); TARGETS.len()];
+    for round in 0..o.rounds {
+        for (t, target) in TARGETS.iter().enumerate() {
+            let gateway = |command: &mut Command| -> (Child, SocketAddr) {
+                match &o.pin {
+                    Some((_, cpus)) => {
+                        let mut pinned = Command::new("taskset");
+                        pinned
+                            .args(["-c", cpus])
+                            .arg(command.get_program())
+                            .args(command.get_args());
+                        spawn(&mut pinned)
+                    }
+                    None => spawn(command),
+                }
+            };
+            let this = || Command::new(std::env::current_exe().expect("this program"));
+            let mut child = match t {
+                0 => None,
+                1 => Some(gateway(this().args(["serve-plain", &upstream_url]))),
+                2 => Some(gateway(Command::new(&o.rpcscan).args([
+                    "gateway",
+                    "--listen",
+                    "127.0.0.1:0",
+                    "--upstream",
+                    &upstream_url,
+                    "--deny-tool",
+                    "exec*",
+                ]))),
+                _ => Some(gateway(this().args(["serve-serde", &upstream_url]))),
+            };
+            let addr = match &mut child {
+                None => upstream,
+                Some((_, addr)) => *addr,
+            };
+            // Every target answers the message correctly before it is timed.
+            let got = post(addr, &body);
+            assert!(got.ends_with(&answer), "{target}: {got}");
+            let pid = child.as_ref().map(|(c, _)| c.id());
+            let before = pid.map(cpu_ticks);
+            let result = if wrk { Some(run_wrk(&o, &script, addr)) } else { None };
+            let after = pid.map(cpu_ticks);
+            if let Some((mut c, _)) = child {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
+            let Some((rps, requests, p50, p99)) = result else {
+                println!("{target:<28}{:>12}", "answered (no wrk)");
+                continue;
+            };
+            let cpu = match (before, after) {
+                (Some(b), Some(a)) if requests > 0 => {
+                    Some((a - b) as f64 / tck * 1e6 / requests as f64)
+                }
+                _ => None,
+            };
+            if o.rounds > 1 {
+                eprintln!(
+                    "round {}: {target}: {rps:.0}/s, p50 {}, p99 {}, {} µs CPU/request",
+                    round + 1,
+                    us(p50),
+                    us(p99),
+                    cpu.map_or("-".into(), |c| format!("{c:.1}"))
+                );
+            }
+            runs[t].push(Run { rps, p50, p99, cpu });
+        }
+    }
+    let _ = std::fs::remove_file(&script);
+    if runs.iter().any(Vec::is_empty) {
+        return;
+    }
+    let median = |v: &[Run], f: &dyn Fn(&Run) -> f64| -> f64 {
+        let mut xs: Vec<f64> = v.iter().map(f).collect();
+        xs.sort_by(f64::total_cmp);
+        let n = xs.len();
+        if n % 2 == 1 {
+            xs[n / 2]
+        } else {
+            (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        }
+    };
     println!(
         "{:<28}{:>12}{:>12}{:>12}{:>16}",
         "target", "requests/s", "p50", "p99", "CPU µs/request"
     );
-    let mut rows = Vec::new();
-    for target in ["direct", "rpcscan gateway", "serde_json Value gateway"] {
-        let mut child = match target {
-            "direct" => None,
-            "rpcscan gateway" => Some(spawn(Command::new(&o.rpcscan).args([
-                "gateway",
-                "--listen",
-                "127.0.0.1:0",
-                "--upstream",
-                &upstream_url,
-                "--deny-tool",
-                "exec*",
-            ]))),
-            _ => Some(spawn(
-                Command::new(std::env::current_exe().expect("this program"))
-                    .args(["serve-serde", &upstream_url]),
-            )),
-        };
-        let addr = match &mut child {
-            None => upstream,
-            Some((_, addr)) => *addr,
-        };
-        // Every target answers the message correctly before it is timed.
-        let answer = post(addr, &body);
-        assert!(answer.ends_with(ANSWER), "{target}: {answer}");
-        let pid = child.as_ref().map(|(c, _)| c.id());
-        let before = pid.map(cpu_ticks);
-        let result = if wrk { Some(run_wrk(&o, &script, addr)) } else { None };
-        let after = pid.map(cpu_ticks);
-        if let Some((mut c, _)) = child {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-        let Some((rps, requests, p50, p99)) = result else {
-            println!("{target:<28}{:>12}", "answered (no wrk)");
-            continue;
-        };
-        let cpu = match (before, after) {
-            (Some(b), Some(a)) if requests > 0 => {
-                format!("{:.1}", (a - b) as f64 / tck * 1e6 / requests as f64)
-            }
-            _ => "-".into(),
-        };
-        println!("{target:<28}{rps:>12.0}{p50:>12}{p99:>12}{cpu:>16}");
-        rows.push((target, rps));
+    let mut rps = [0.0; TARGETS.len()];
+    let mut cpu = [0.0; TARGETS.len()];
+    for (t, target) in TARGETS.iter().enumerate() {
+        rps[t] = median(&runs[t], &|r| r.rps);
+        cpu[t] = median(&runs[t], &|r| r.cpu.unwrap_or(f64::NAN));
+        let p50 = median(&runs[t], &|r| r.p50 as f64) as u64;
+        let p99 = median(&runs[t], &|r| r.p99 as f64) as u64;
+        let shown = if cpu[t].is_nan() { "-".into() } else { format!("{:.1}", cpu[t]) };
+        println!("{target:<28}{:>12.0}{:>12}{:>12}{shown:>16}", rps[t], us(p50), us(p99));
     }
-    let _ = std::fs::remove_file(&script);
-    if let (Some(direct), Some(gateway)) = (rows.first(), rows.get(1)) {
-        println!(
-            "rpcscan gateway: {:.1}% of direct throughput",
-            100.0 * gateway.1 / direct.1.max(1.0)
-        );
+    for t in 1..TARGETS.len() {
+        println!("{}: {:.1}% of direct throughput", TARGETS[t], 100.0 * rps[t] / rps[0].max(1.0));
+    }
+    let (rpcscan_layer, serde_layer) = (cpu[2] - cpu[1], cpu[3] - cpu[1]);
+    println!(
+        "layer CPU per request (gateway minus pass-through): rpcscan {rpcscan_layer:.1} µs, \
+         serde_json Value {serde_layer:.1} µs; serde / rpcscan: {:.2}x for the layer, {:.2}x for the whole gateway",
+        serde_layer / rpcscan_layer,
+        cpu[3] / cpu[2]
+    );
+}
+
+/// The minimal upstream alone, for profiling a gateway by hand (`perf record -p`).
+fn serve_upstream() {
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        eprintln!("rpcscan gateway: listening on {addr}, minimal upstream");
+        let upstream = MinimalUpstream(mcp_1k::answer().into());
+        let _ = rpcscan_tower::gateway::serve(listener, upstream).await;
+    });
+}
+
+/// A comparison gateway, as its own process: prints its address like `rpcscan gateway`.
+fn serve_gateway(kind: &str, upstream: &str) {
+    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
+    runtime.block_on(async {
+        let upstream =
+            Upstream::new(upstream.parse().expect("a URL")).expect("an http:// upstream");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let _ = if kind == "serve-serde" {
+            eprintln!("rpcscan gateway: listening on {addr}, serde_json Value layer");
+            let service = SerdeLayer::new("exec").layer(upstream);
+            rpcscan_tower::gateway::serve(listener, service).await
+        } else {
+            eprintln!("rpcscan gateway: listening on {addr}, no layer");
+            rpcscan_tower::gateway::serve(listener, PassThrough(upstream)).await
+        };
+    });
+}
+
+fn us(v: u64) -> String {
+    if v >= 1000 {
+        format!("{:.2} ms", v as f64 / 1000.0)
+    } else {
+        format!("{v} µs")
     }
 }
 
-/// The comparison gateway, as its own process: prints its address like `rpcscan gateway`.
-fn serve_serde(upstream: &str) {
-    let runtime = tokio::runtime::Runtime::new().expect("a tokio runtime");
-    runtime.block_on(async {
-        let upstream = rpcscan_tower::gateway::Upstream::new(upstream.parse().expect("a URL"))
-            .expect("an http:// upstream");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("address");
-        eprintln!("rpcscan gateway: listening on {addr}, serde_json Value layer");
-        let service = serde_layer::SerdeGateway { upstream, deny_tool_prefix: "exec".into() };
-        let _ = rpcscan_tower::gateway::serve(listener, service).await;
-    });
+/// The CPU model, as `lscpu` names it.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|v| v.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// The 1, 5 and 15 minute load averages.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// Starts a gateway and reads the address it listens on from its stderr.
@@ -269,8 +432,8 @@ fn lua(body: &str) -> String {
     )
 }
 
-/// wrk against `addr`: (requests/s, requests, p50, p99); fails on any error or non-2xx.
-fn run_wrk(o: &Options, script: &std::path::Path, addr: SocketAddr) -> (f64, u64, String, String) {
+/// wrk against `addr`: (requests/s, requests, p50 µs, p99 µs); fails on any error or non-2xx.
+fn run_wrk(o: &Options, script: &std::path::Path, addr: SocketAddr) -> (f64, u64, u64, u64) {
     let out = Command::new("wrk")
         .args([
             &format!("-t{}", o.threads),
@@ -297,14 +460,7 @@ fn run_wrk(o: &Options, script: &std::path::Path, addr: SocketAddr) -> (f64, u64
         panic!("no RESULT line in wrk's output: {text}");
     };
     assert_eq!(errors, 0, "wrk saw errors: {text}");
-    let us = |v: u64| {
-        if v >= 1000 {
-            format!("{:.2} ms", v as f64 / 1000.0)
-        } else {
-            format!("{v} µs")
-        }
-    };
-    (rps, requests, us(p50), us(p99))
+    (rps, requests, p50, p99)
 }
 
 /// utime + stime of a process, in clock ticks (`/proc/PID/stat` fields 14 and 15).
