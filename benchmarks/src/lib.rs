@@ -20,7 +20,7 @@
 
 pub mod baselines;
 pub mod cli_run;
-pub mod shapes;
-pub mod simdjson;
 pub mod mcp_1k;
 pub mod serde_layer;
+pub mod shapes;
+pub mod simdjson;

@@ -4,7 +4,7 @@
 //! once with status 130.
 //!
 //! The signal is caught by tokio's handler on a thread of its own (no `unsafe` here); the
-//! NDJSON pipeline notices the flag within [`POLL`], even while its reader thread is
+//! NDJSON pipeline notices the flag within `POLL` (50 ms), even while its reader thread is
 //! blocked on a pipe. A framed stream (Content-Length, SSE, json-seq) is read on the
 //! calling thread and notices it after its current read returns.
 
