@@ -28,8 +28,7 @@ use rpcscan::pair::{
 };
 use rpcscan::Kind;
 
-use crate::input::extract::parse_time;
-use crate::input::{self, Command, Item, Output, Source, Stop, Verdict};
+use crate::input::{self, Command, Item, Output, Source, Stop};
 use crate::json::{write_str, write_u64};
 
 /// `rpcscan pair`'s options.
@@ -341,7 +340,7 @@ impl Command for Pair {
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
-        if let Some(fact) = self.fact_of(item) {
+        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
             if tally.facts.capacity() == 0 {
                 if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
                     (tally.facts, tally.arena) = (facts, arena);
@@ -360,7 +359,7 @@ impl Command for Pair {
         out: &mut Vec<u8>,
         tally: &mut Tally,
     ) {
-        if let Some(fact) = self.fact_of(item) {
+        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
             let state = tally.state.get_or_insert_with(|| self.state());
             self.feed(state, fact, item.dir, out);
         }
@@ -403,29 +402,6 @@ impl Command for Pair {
 
     fn prints_as_it_goes(&self) -> bool {
         self.json || self.only_unanswered
-    }
-}
-
-impl Pair {
-    /// The facts of an item the matcher cares about, with its timestamp: requests,
-    /// responses, cancels and progress; with `--timeout`, any other timed message too (its
-    /// time alone expires stragglers, as every timed line of the log does).
-    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
-        let at = Position { line: item.line, offset: item.offset };
-        let time = || item.ts.and_then(parse_time);
-        let Verdict::Message(msg) = &item.verdict else {
-            let time = self.timeout.and_then(|_| time())?;
-            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
-        };
-        let fact = Fact::of(msg, at);
-        if fact.kind == Kind::Notification
-            && fact.cancels.is_none()
-            && fact.progress_token.is_none()
-        {
-            let time = self.timeout.and_then(|_| time())?;
-            return Some(fact.with_time(Some(time)));
-        }
-        Some(fact.with_time(time()))
     }
 }
 

@@ -22,8 +22,7 @@ use rpcscan::pair::{
     Directions, Ending, Event, Fact, Outcome, Pairing, Position, Seen, Stat, Summary,
 };
 use rpcscan::Kind;
-use rpcscan_cli::input::extract::parse_time;
-use rpcscan_cli::input::{Command, Item, Source, Verdict};
+use rpcscan_cli::input::{Command, Item, Source};
 
 use crate::scan::{dictionary, Strings, Table};
 
@@ -303,27 +302,6 @@ impl Pair {
         });
     }
 
-    /// The facts of an item the matcher cares about, as `rpcscan pair` reads them:
-    /// requests, responses, cancels and progress; with a timeout, any other timed message
-    /// too (its time alone expires stragglers).
-    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
-        let at = Position { line: item.line, offset: item.offset };
-        let time = || item.ts.and_then(parse_time);
-        let Verdict::Message(msg) = &item.verdict else {
-            let time = self.timeout.and_then(|_| time())?;
-            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
-        };
-        let fact = Fact::of(msg, at);
-        if fact.kind == Kind::Notification
-            && fact.cancels.is_none()
-            && fact.progress_token.is_none()
-        {
-            let time = self.timeout.and_then(|_| time())?;
-            return Some(fact.with_time(Some(time)));
-        }
-        Some(fact.with_time(time()))
-    }
-
     /// Ends the run: leftover facts fed, the matcher emptied, the table and the summary.
     pub(crate) fn finish(&self, mut tally: Tally) -> Finished {
         let mut state = tally.state.take().unwrap_or_else(|| self.state());
@@ -350,7 +328,7 @@ impl Command for Pair {
     type Tally = Tally;
 
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
-        if let Some(fact) = self.fact_of(item) {
+        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
             tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
         }
     }
@@ -362,7 +340,7 @@ impl Command for Pair {
         _out: &mut Vec<u8>,
         tally: &mut Tally,
     ) {
-        if let Some(fact) = self.fact_of(item) {
+        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
             let state = tally.state.get_or_insert_with(|| self.state());
             Self::feed(state, fact, item.dir);
         }

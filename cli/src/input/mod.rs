@@ -186,6 +186,31 @@ pub enum Verdict<'a> {
     },
 }
 
+impl<'a> Item<'a> {
+    /// What the pairing matcher reads of this item, as `rpcscan pair` (and the Python
+    /// package's `pair`) feed it: requests, responses, cancels and progress, with the log
+    /// line's timestamp; with `timeout` set, any other timed message too (its time alone
+    /// expires stragglers, as every timed line of the log does). `None`: nothing to feed.
+    pub fn pair_fact(&self, timeout: bool) -> Option<rpcscan::pair::Fact<'a>> {
+        use rpcscan::pair::{Fact, Position};
+        let at = Position { line: self.line, offset: self.offset };
+        let time = || self.ts.and_then(extract::parse_time);
+        let Verdict::Message(msg) = &self.verdict else {
+            let time = if timeout { time()? } else { return None };
+            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            let time = if timeout { time()? } else { return None };
+            return Some(fact.with_time(Some(time)));
+        }
+        Some(fact.with_time(time()))
+    }
+}
+
 impl Verdict<'_> {
     /// The kind, `invalid` for skipped frames.
     pub fn kind(&self) -> Kind {
