@@ -6,7 +6,9 @@
 # a cluster whose hosts are network namespaces (ballista/netns.sh; skipped loudly without root).
 # `.ci/run` calls it last.
 #
-# A cold build of DataFusion + Ballista is long on a 2-core machine (about 21 minutes; clippy
+# A cold build of DataFusion + Ballista is long on a 2-core machine (about 21 minutes before
+# rpcscan-sql became datafusion-cli, whose AWS/GCS object stores (aws-lc-sys: C code) and
+# DataFusion features (avro, parquet encryption) add to it: not re-measured cold yet; clippy
 # adds about 8 more, because it compiles every dependency a second time in check mode), so
 # the target directory lives outside the clone and survives between runs. A warm run with
 # nothing changed took 12 s (a change under src/ also recompiles rpcscan and relinks the

@@ -161,13 +161,13 @@ in_background() {
 }
 
 t=$(now)
-in_background "$bin/rpcscan-sql" --table "logs=$data" --format csv "$query" >"$tmp/embedded.csv"
+in_background "$bin/rpcscan-sql" -q --table "logs=$data" --format csv "$query" >"$tmp/embedded.csv"
 embedded_s=$(elapsed "$t" "$(now)")
 tasks() { grep -c "Execute task" "$tmp/$1.log" || true; }
 
 t=$(now)
 in_background ip netns exec "$tag-client" timeout 600 "$bin/rpcscan-sql" \
-  --scheduler 10.77.0.10:50050 --table "logs=$data" --format csv "$query" \
+  --scheduler 10.77.0.10:50050 -q --table "logs=$data" --format csv "$query" \
   >"$tmp/cluster.csv" 2>"$tmp/cluster.err" ||
   fail "the cluster query failed: $(cat "$tmp/cluster.err")"
 cluster_s=$(elapsed "$t" "$(now)")
@@ -185,7 +185,7 @@ echo "netns: same answer embedded (${embedded_s}s) and on 3 hosts (${cluster_s}s
 # 2. kill -9 executor2 while the query runs.
 before=$(tasks executor2)
 t=$(now)
-ip netns exec "$tag-client" timeout 600 "$bin/rpcscan-sql" --scheduler 10.77.0.10:50050 \
+ip netns exec "$tag-client" timeout 600 "$bin/rpcscan-sql" --scheduler 10.77.0.10:50050 -q \
   --table "logs=$data" --format csv "$query" >"$tmp/killed.csv" 2>"$tmp/killed.err" &
 client=$!
 pids+=("$client")
