@@ -2,10 +2,13 @@
 # The heavy members: rpcscan-datafusion (datafusion/) and rpcscan-ballista (ballista/).
 # They are their own workspace (rooted at datafusion/, like fuzz/), so the root workspace's
 # `cargo test --workspace` never builds a query engine. This script formats, lints, builds
-# and tests them (including the loopback cluster), with one cargo process at a time.
+# and tests them (including the loopback cluster), with one cargo process at a time, then runs
+# a cluster whose hosts are network namespaces (ballista/netns.sh; skipped loudly without root).
 # `.ci/run` calls it last.
 #
-# A cold build of DataFusion + Ballista is long on a 2-core machine (about 21 minutes; clippy
+# A cold build of DataFusion + Ballista is long on a 2-core machine (about 21 minutes before
+# rpcscan-sql became datafusion-cli, whose AWS/GCS object stores (aws-lc-sys: C code) and
+# DataFusion features (avro, parquet encryption) add to it: not re-measured cold yet; clippy
 # adds about 8 more, because it compiles every dependency a second time in check mode), so
 # the target directory lives outside the clone and survives between runs. A warm run with
 # nothing changed took 12 s (a change under src/ also recompiles rpcscan and relinks the
@@ -71,5 +74,9 @@ step "tests (SQL, property, lines format, registry, loopback cluster)"
 cargo test --manifest-path "$manifest" --workspace --locked -j "$jobs"
 t3=$SECONDS
 
+step "cluster on separate hosts: network namespaces, an executor killed mid-query (ballista/netns.sh)"
+bash ballista/netns.sh
+t4=$SECONDS
+
 echo
-echo "heavy: fmt+clippy $((t1 - t0))s, build $((t2 - t1))s, tests $((t3 - t2))s, total $((t3 - t0))s (clippy: $([ "$run_clippy" = 1 ] && echo ran || echo SKIPPED), cache was $([ "$warm" = 1 ] && echo warm || echo cold))"
+echo "heavy: fmt+clippy $((t1 - t0))s, build $((t2 - t1))s, tests $((t3 - t2))s, netns $((t4 - t3))s, total $((t4 - t0))s (clippy: $([ "$run_clippy" = 1 ] && echo ran || echo SKIPPED), cache was $([ "$warm" = 1 ] && echo warm || echo cold))"

@@ -65,13 +65,23 @@ pub async fn remote_context_with_max_message_size(
     scheduler: &str,
     max_message_size: usize,
 ) -> Result<SessionContext> {
+    remote_context_with_config(scheduler, client_config(), max_message_size).await
+}
+
+/// [`remote_context_with_max_message_size`] with a session config of the caller's: one made
+/// from [`client_config`] (it carries the codecs that ship `lines` tables), with other
+/// options changed.
+pub async fn remote_context_with_config(
+    scheduler: &str,
+    config: SessionConfig,
+    max_message_size: usize,
+) -> Result<SessionContext> {
     let url = if scheduler.starts_with("df://") {
         scheduler.to_string()
     } else {
         format!("df://{scheduler}")
     };
-    let state =
-        SessionStateBuilder::new().with_default_features().with_config(client_config()).build();
+    let state = SessionStateBuilder::new().with_default_features().with_config(config).build();
     let ctx = SessionContext::remote_with_state(&url, state).await?;
     // Registered after the upgrade: Ballista's upgrade replaces the scalar function list.
     rpcscan_datafusion::register_with_max_message_size(&ctx, max_message_size)?;

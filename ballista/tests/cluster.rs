@@ -2,8 +2,10 @@
 //! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run
 //! for a directory, globs, a list, gzip/zstd files, a 17 MiB line (`too_large`), the
 //! metadata columns and a smaller message size limit; a missing path must fail on both with
-//! its name; tasks must have run on both executors, and every process is stopped at the
-//! end, also when the test fails (the guard's `Drop`).
+//! its name, and so must a line that cannot be cast to text (with its file and line);
+//! `rpcscan-sql --scheduler` must print the embedded answer; tasks must have run on both
+//! executors, and every process is stopped at the end, also when the test fails (the
+//! guard's `Drop`).
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -326,6 +328,39 @@ async fn scheduler_and_two_executors_on_loopback() {
         "{}",
         answers[0]
     );
+
+    // A line that is not UTF-8: CAST names its file and line on the cluster too.
+    let bad = tmp.path().join("bad.log");
+    std::fs::write(&bad, b"{}\n\xff\n").unwrap();
+    for ctx in [&remote, &local] {
+        ctx.sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS LINES LOCATION '{}' \
+             OPTIONS ('format.metadata_columns' 'true')",
+            bad.display()
+        ))
+        .await
+        .unwrap();
+        let err = match ctx.sql("SELECT CAST(line AS VARCHAR) FROM bad").await {
+            Ok(df) => df.collect().await.map(|_| ()).unwrap_err().to_string(),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(&format!("line 2 of {} is not UTF-8", bad.display())), "{err}");
+    }
+
+    // rpcscan-sql (datafusion-cli) on the cluster prints the embedded answer.
+    let shell = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcscan-sql"))
+            .args(extra)
+            .args(["-q", "--format", "csv", "--table", &format!("logs={d}/*.ndjson")])
+            .arg(QUERY.replace("{t}", "logs"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let distributed = shell(&["--scheduler", &scheduler]);
+    assert_eq!(distributed, shell(&[]));
+    assert!(distributed.starts_with("kind,reason,n\n"), "{distributed}");
 
     // A smaller limit travels with the plan to the executors.
     let small_remote =

@@ -23,11 +23,12 @@ fn ours_adds_every_rpcscan_function_and_keeps_the_built_ins() {
         "rpc_tool_name",
         "rpc_invalid_reason",
         "rpc_scan",
+        "rpc_text",
     ] {
         assert!(ours.udf(name).is_ok(), "{name}");
     }
     assert!(plain.udfs().is_subset(&ours.udfs()));
-    assert_eq!(ours.udfs().len(), plain.udfs().len() + 7);
+    assert_eq!(ours.udfs().len(), plain.udfs().len() + 8);
 }
 
 #[test]

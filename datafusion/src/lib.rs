@@ -32,6 +32,7 @@
 //! | `rpc_tool_name(line)` | Utf8 | `params.name` of a `tools/call` request |
 //! | `rpc_invalid_reason(line)` | Utf8 | the reason name of an invalid message ([`rpcscan::Reason::as_str`]) |
 //! | `rpc_scan(line)` | Struct | all six above (`kind`, `method`, `id`, `error_code`, `tool_name`, `invalid_reason`) from one scan |
+//! | `rpc_text(line [, _file, _line])` | Utf8 | the line as text; a line that is not UTF-8 is an error naming its file and line ([`CheckedLineCast`] makes `CAST(line AS VARCHAR)` call it) |
 //!
 //! A message longer than the maximum message size ([`DEFAULT_MAX_MESSAGE_SIZE`], 16 MiB, the
 //! CLI's default; [`register_with_max_message_size`] changes it) is `invalid` /
@@ -69,6 +70,7 @@ use std::sync::Arc;
 use datafusion::error::Result;
 use datafusion::execution::FunctionRegistry;
 use datafusion::logical_expr::ScalarUDF;
+use datafusion::optimizer::AnalyzerRule;
 use datafusion::prelude::SessionContext;
 pub use rpcscan::frame::DEFAULT_MAX_MESSAGE_SIZE;
 
@@ -77,7 +79,8 @@ pub use lines::{
     LinesSource, LinesTable, LinesTableFactory,
 };
 pub use udf::{
-    rpc_error_code, rpc_id, rpc_invalid_reason, rpc_kind, rpc_method, rpc_scan, rpc_tool_name,
+    rpc_error_code, rpc_id, rpc_invalid_reason, rpc_kind, rpc_method, rpc_scan, rpc_text,
+    rpc_tool_name, CheckedLineCast,
 };
 
 /// Every rpcscan scalar function (shared singletons).
@@ -90,6 +93,7 @@ pub fn all_functions() -> Vec<Arc<ScalarUDF>> {
         udf::tool_name::rpc_tool_name_udf(),
         udf::invalid_reason::rpc_invalid_reason_udf(),
         udf::scan::rpc_scan_udf(),
+        udf::text::rpc_text_udf(),
     ]
 }
 
@@ -109,6 +113,7 @@ pub fn functions_with_max_message_size(max_message_size: usize) -> Vec<Arc<Scala
         Arc::new(ScalarUDF::new_from_impl(udf::tool_name::RpcToolName::new(m))),
         Arc::new(ScalarUDF::new_from_impl(udf::invalid_reason::RpcInvalidReason::new(m))),
         Arc::new(ScalarUDF::new_from_impl(udf::scan::RpcScan::new(m))),
+        udf::text::rpc_text_udf(), // no verdicts: no limit
     ]
 }
 
@@ -150,7 +155,9 @@ pub fn register_all_with_max_message_size(
     Ok(())
 }
 
-/// Registers the functions and the `lines` format (`STORED AS LINES`) with a session.
+/// Registers the functions, the `lines` format (`STORED AS LINES`) and the
+/// [`CheckedLineCast`] analyzer rule (a `CAST(line AS VARCHAR)` that fails names the file
+/// and line, given the metadata columns) with a session.
 pub fn register(ctx: &SessionContext) -> Result<()> {
     register_with_max_message_size(ctx, DEFAULT_MAX_MESSAGE_SIZE)
 }
@@ -160,5 +167,8 @@ pub fn register_with_max_message_size(ctx: &SessionContext, max_message_size: us
     let state = ctx.state_ref();
     let mut state = state.write();
     register_all_with_max_message_size(&mut *state, max_message_size)?;
+    if !state.analyzer().rules.iter().any(|r| r.name() == CheckedLineCast.name()) {
+        state.add_analyzer_rule(Arc::new(CheckedLineCast));
+    }
     lines::register_format(&mut state)
 }

@@ -8,6 +8,7 @@ pub mod invalid_reason;
 pub mod kind;
 pub mod method;
 pub mod scan;
+pub mod text;
 pub mod tool_name;
 mod verdict;
 
@@ -17,6 +18,7 @@ pub use invalid_reason::rpc_invalid_reason;
 pub use kind::rpc_kind;
 pub use method::rpc_method;
 pub use scan::rpc_scan;
+pub use text::{rpc_text, CheckedLineCast};
 pub use tool_name::rpc_tool_name;
 
 /// Declares a one-argument Utf8-returning rpcscan UDF: the struct, its `ScalarUDFImpl`, the
