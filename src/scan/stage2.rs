@@ -554,10 +554,11 @@ pub(crate) mod tests {
             b"\xed\xa0\x80",
             b"\"",
         ];
-        let fillers: [&str; 3] = ["a", "é", "日本語"];
+        let fillers: &[&str] = if cfg!(miri) { &["é"] } else { &["a", "é", "日本語"] };
+        let pads: &[usize] = if cfg!(miri) { &[1, 63] } else { &[0, 1, 33, 63] };
         let step = if cfg!(miri) { 41 } else { 1 };
-        for filler in fillers {
-            for pad in [0usize, 1, 33, 63] {
+        for &filler in fillers {
+            for &pad in pads {
                 for len in [150usize, 260] {
                     let body: Vec<u8> = filler.bytes().cycle().take(len).collect();
                     for at in (0..len).step_by(step) {
