@@ -30,6 +30,7 @@ jobs="${RPCSCAN_HEAVY_JOBS:-2}"
 clippy="${RPCSCAN_HEAVY_CLIPPY:-auto}"
 manifest=datafusion/Cargo.toml
 mkdir -p "$CARGO_TARGET_DIR"
+export CARGO_INCREMENTAL=0
 
 step() { printf '\n=== heavy: %s (%ss so far)\n' "$*" "$((SECONDS - t0))"; }
 t0=$SECONDS
@@ -77,6 +78,9 @@ t3=$SECONDS
 step "cluster on separate hosts: network namespaces, an executor killed mid-query (ballista/netns.sh)"
 bash ballista/netns.sh
 t4=$SECONDS
+
+# Each heavy test executable is ~1 GB: the ones this build superseded go now (.ci/prune.sh).
+bash .ci/prune.sh "$CARGO_TARGET_DIR"
 
 echo
 echo "heavy: fmt+clippy $((t1 - t0))s, build $((t2 - t1))s, tests $((t3 - t2))s, netns $((t4 - t3))s, total $((t4 - t0))s (clippy: $([ "$run_clippy" = 1 ] && echo ran || echo SKIPPED), cache was $([ "$warm" = 1 ] && echo warm || echo cold))"
