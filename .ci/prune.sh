@@ -35,7 +35,10 @@ for target in "$@"; do
   echo "prune: $target: ${before} MB -> ${after} MB"
 done
 
-free_gb=$(df -Pk "${1:-.}" 2>/dev/null | awk 'NR == 2 { print int($4 / 1048576) }')
+# The first directory may not exist yet (a cold cache): ask about the nearest one that does.
+probe="${1:-.}"
+while [ ! -e "$probe" ]; do probe=$(dirname "$probe"); done
+free_gb=$(df -Pk "$probe" | awk 'NR == 2 { print int($4 / 1048576) }')
 echo "prune: ${free_gb:-?} GB free"
 if [ -n "${free_gb:-}" ] && [ "$free_gb" -lt 15 ]; then
   echo "!!! prune: only ${free_gb} GB free: the heavy build needs ~20 GB (DataFusion, Ballista)"
