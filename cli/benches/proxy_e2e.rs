@@ -46,6 +46,8 @@ use memchr::memmem;
 use serde_json::Value;
 
 const ROLE: &str = "RPCSCAN_BENCH_ROLE";
+/// `ok` or `text`: see [`AnswerShape`].
+const ANSWERS: &str = "RPCSCAN_BENCH_ANSWERS";
 const DENIED_TOOL: &str = "exec";
 /// Read size of the harness's own processes (pump, echo server, byte relay).
 const CHUNK: usize = 1 << 18;
@@ -58,10 +60,58 @@ fn main() {
         _ => {}
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let (messages, pings, rounds) = if full { (200_000, 20_000, 5) } else { (2_000, 200, 1) };
+    for shape in [AnswerShape::Ok, AnswerShape::ToolText] {
+        let (messages, pings, rounds) = match (full, shape) {
+            (false, _) => (2_000, 200, 1),
+            (true, AnswerShape::Ok) => (200_000, 20_000, 5),
+            // ~7 KB per answer on average: 20,000 requests bring ~125 MiB back.
+            (true, AnswerShape::ToolText) => (20_000, 5_000, 5),
+        };
+        println!("\n## answers: {}", shape.describe());
+        run(shape, messages, pings, rounds, !full);
+    }
+}
+
+/// What the echo server answers each request with; every relay and echo server of a run
+/// learns it from the environment ([`ANSWERS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AnswerShape {
+    /// `{"ok": true}`: the relays' cost is the requests and the envelope of the answers.
+    Ok,
+    /// An MCP tool result carrying text (source code with escapes, some raw non-ASCII) of
+    /// 0.2–64 KB: what `tools/call` answers mostly are, and where a relay that builds a
+    /// tree pays for every byte.
+    ToolText,
+}
+
+impl AnswerShape {
+    fn describe(self) -> &'static str {
+        match self {
+            AnswerShape::Ok => "`{\"ok\": true}` (small messages both ways)",
+            AnswerShape::ToolText => {
+                "tool results of 0.2-64 KB of escaped source text (half under 1 KB, 1 in 8 over 16 KB)"
+            }
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            AnswerShape::Ok => "ok",
+            AnswerShape::ToolText => "text",
+        }
+    }
+
+    fn from_env() -> AnswerShape {
+        match std::env::var(ANSWERS).as_deref() {
+            Ok("text") => AnswerShape::ToolText,
+            _ => AnswerShape::Ok,
+        }
+    }
+}
+
+fn run(shape: AnswerShape, messages: usize, pings: usize, rounds: usize, check: bool) {
     let (stream, expected) = generate(messages);
-    let mib = stream.len() as f64 / (1 << 20) as f64;
-    println!("stream: {messages} messages, {mib:.1} MiB, {} requests", expected.count);
+    let mut answer_bytes = 0;
 
     let all = [Relay::Echo, Relay::Bytes, Relay::Rpcscan, Relay::Serde];
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); all.len()];
@@ -69,14 +119,23 @@ fn main() {
     for _ in 0..rounds {
         for ((relay, times), cpu) in all.iter().zip(times.iter_mut()).zip(cpu.iter_mut()) {
             let before = children_cpu();
-            let mut child = relay.spawn();
+            let mut child = relay.spawn(shape);
             let started = Instant::now();
-            let got = pump(&mut child, &stream, !full);
+            let (got, bytes) = pump(&mut child, &stream, check);
             times.push(started.elapsed());
             cpu.push(children_cpu().saturating_sub(before));
             assert_eq!(got, expected, "{relay:?}: every request answered once, ids restored");
+            answer_bytes = answer_bytes.max(bytes);
         }
     }
+    // Throughput counts both directions: the requests in and the answers out.
+    let mib = (stream.len() + answer_bytes) as f64 / (1 << 20) as f64;
+    println!(
+        "stream: {messages} messages, {} requests; {:.1} MiB in, {:.1} MiB of answers out",
+        expected.count,
+        stream.len() as f64 / (1 << 20) as f64,
+        answer_bytes as f64 / (1 << 20) as f64
+    );
     let mut speeds = Vec::new();
     let mut cpus = Vec::new();
     for ((relay, times), cpu) in all.iter().zip(&times).zip(&cpu) {
@@ -124,7 +183,7 @@ fn main() {
 
     let mut p = Vec::new();
     for relay in all {
-        let l = latencies(&mut relay.spawn(), pings);
+        let l = latencies(&mut relay.spawn(shape), pings);
         p.push((relay, percentile(&l, 0.50), percentile(&l, 0.99)));
     }
     let (_, echo50, echo99) = p[0];
@@ -156,7 +215,7 @@ impl Relay {
         }
     }
 
-    fn spawn(self) -> Child {
+    fn spawn(self, shape: AnswerShape) -> Child {
         let me = std::env::current_exe().expect("this executable");
         let mut cmd = match self {
             Relay::Rpcscan => {
@@ -178,7 +237,8 @@ impl Relay {
                 cmd
             }
         };
-        cmd.stdin(Stdio::piped())
+        cmd.env(ANSWERS, shape.name())
+            .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -244,9 +304,9 @@ fn generate(n: usize) -> (Vec<u8>, Answers) {
     (out, expected)
 }
 
-/// Writes the stream (from a thread), closes stdin, reads every answer until EOF. With
-/// `check`, every answer is also parsed by rpcscan.
-fn pump(child: &mut Child, stream: &[u8], check: bool) -> Answers {
+/// Writes the stream (from a thread), closes stdin, reads every answer until EOF; returns
+/// what came back and its size in bytes. With `check`, every answer is also parsed by rpcscan.
+fn pump(child: &mut Child, stream: &[u8], check: bool) -> (Answers, usize) {
     let mut stdin = child.stdin.take().expect("stdin");
     let stdout = child.stdout.take().expect("stdout");
     let answers = std::thread::scope(|s| {
@@ -254,8 +314,10 @@ fn pump(child: &mut Child, stream: &[u8], check: bool) -> Answers {
             stdin.write_all(stream).expect("write the stream");
         });
         let mut answers = Answers::default();
+        let mut bytes = 0;
         lines(stdout, |line| {
             let Some(line) = line else { return true };
+            bytes += line.len() + 1;
             let id = top_id(line).expect("an answer with an id");
             if check {
                 let msg = rpcscan::parse(line).expect("a valid answer");
@@ -266,7 +328,7 @@ fn pump(child: &mut Child, stream: &[u8], check: bool) -> Answers {
             answers.ids = answers.ids.wrapping_add(fnv(id));
             true
         });
-        answers
+        (answers, bytes)
     });
     let _ = child.wait();
     answers
@@ -376,17 +438,61 @@ fn file(fd: BorrowedFd<'_>) -> File {
     File::from(fd.try_clone_to_owned().expect("duplicate a standard descriptor"))
 }
 
-/// Answers each request (a line with an id) with `{"ok": true}` and its id; everything a
+/// 32 MCP tool results (`{"content":[{"type":"text","text":...}],"isError":false}`) whose
+/// text is source code as JSON carries it: a `\n` every ~40 bytes, `\"` and `\\` common, a
+/// comment with raw UTF-8 (é, 中文) now and then. Sizes: 16 of 0.2–1 KB, 12 of 1–8 KB, 4 of
+/// 16–64 KB, so an answer picked by its id's hash averages ~7 KB.
+fn tool_results() -> Vec<Vec<u8>> {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let sizes = (0..32).map(|k| match k {
+        0..16 => 200 + 50 * k,
+        16..28 => 1_000 + 600 * (k - 16),
+        _ => 16_000 + 16_000 * (k - 28),
+    });
+    sizes
+        .map(|size| {
+            let mut text = String::new();
+            while text.len() < size {
+                let r = next();
+                let line = match r % 4 {
+                    0 => format!("fn f{}(x: &str) -> String {{\\n", r % 1000),
+                    1 => format!("    let s = \\\"quoted {} \\\\ path\\\";\\n", r % 97),
+                    2 => format!("    // café 中文 note {}\\n", r % 31),
+                    _ => "}\\n".to_string(),
+                };
+                text.push_str(&line);
+            }
+            format!(r#"{{"content":[{{"type":"text","text":"{text}"}}],"isError":false}}"#)
+                .into_bytes()
+        })
+        .collect()
+}
+
+/// Answers each request (a line with an id) with its id and the result [`AnswerShape::from_env`]
+/// picks (`{"ok": true}`, or one of [`tool_results`] by the id's hash); everything a
 /// read brought is answered in one write.
 fn echo_server() {
     let mut output = file(std::io::stdout().as_fd());
     let mut out = Vec::with_capacity(CHUNK);
+    let bodies = match AnswerShape::from_env() {
+        AnswerShape::Ok => vec![b"{\"ok\":true}".to_vec()],
+        AnswerShape::ToolText => tool_results(),
+    };
     lines(file(std::io::stdin().as_fd()), |line| match line {
         Some(line) => {
             if let Some(id) = top_id(line) {
+                let body = &bodies[(fnv(id) % bodies.len() as u64) as usize];
                 out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
                 out.extend_from_slice(id);
-                out.extend_from_slice(b",\"result\":{\"ok\":true}}\n");
+                out.extend_from_slice(b",\"result\":");
+                out.extend_from_slice(body);
+                out.extend_from_slice(b"}\n");
             }
             true
         }
