@@ -56,7 +56,7 @@ echo "--- maturin develop --release"
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release -q
 
 echo "--- pytest"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider tests
 
 echo "--- DataFusion for Python: the \`datafusion\` feature through datafusion-ffi"
 df_start=$SECONDS
