@@ -11,7 +11,7 @@
 # same venv with requirements-datafusion.txt, and tests/test_datafusion_ffi.py, which must
 # run (RPCSCAN_REQUIRE_DATAFUSION=1 turns its skips into failures). A cold build of that
 # step (DataFusion not yet in the target dir) is the long part: 12.6 min for the maturin
-# build on the 2-core CI machine (load average about 3), and 6.5 min more for clippy of the
+# build on this 2-core machine (load average about 3), and 6.5 min more for clippy of the
 # feature (a check build of DataFusion), which is therefore skipped while the build is cold,
 # as .ci/heavy.sh does, and runs on the next run. Warm, the step took 14 s (clippy, the
 # extension relinked, the tests).
