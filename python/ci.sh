@@ -5,13 +5,24 @@
 # runs pytest: the rule book's table (written by spectable/ from the oracle), scan against
 # `rpcscan classify --json`, pair against `rpcscan pair --json` and the oracle's pairing
 # reference (spectable's `pairlog`), pandas / Polars / DuckDB round trips, the docstrings'
-# examples.
+# examples. Then the `datafusion` feature (rpcscan.datafusion: rpcscan-datafusion's
+# functions in PyPI `datafusion` 55 through datafusion-ffi): a debug build (profile
+# ffi-test; a release build of DataFusion with LTO is far too slow on two cores) into the
+# same venv with requirements-datafusion.txt, and tests/test_datafusion_ffi.py, which must
+# run (RPCSCAN_REQUIRE_DATAFUSION=1 turns its skips into failures). A cold build of that
+# step (DataFusion not yet in the target dir) is the long part: 12.6 min for the maturin
+# build on this 2-core machine (load average about 3), and 6.5 min more for clippy of the
+# feature (a check build of DataFusion), which is therefore skipped while the build is cold,
+# as .ci/heavy.sh does, and runs on the next run. Warm, the step took 14 s (clippy, the
+# extension relinked, the tests).
 #
 #   RPCSCAN_PY_TARGET  cargo target dir of the extension (default:
 #                      $HOME/.cache/rpcscan/target-py; pyo3 and arrow stay out of the root's)
 #   RPCSCAN_PY_VENV    where the fresh virtual environment goes (default: a temporary dir)
 #   PYTHON             the interpreter to build the venv from (default: python3)
 #   RPCSCAN_PY_LARGE_MB  the generated log scan() is checked on, in MB (default 50)
+#   RPCSCAN_PY_DATAFUSION_CLIPPY  auto (default: lint the feature only when its build is
+#                      warm), 1 (always), 0 (never)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(dirname "$here")"
@@ -48,6 +59,32 @@ echo "--- maturin develop --release"
 VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release -q
 
 echo "--- pytest"
-"$venv/bin/python" -m pytest -q -p no:cacheprovider tests
+"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider tests
+
+echo "--- DataFusion for Python: the \`datafusion\` feature through datafusion-ffi"
+df_start=$SECONDS
+# Warm means a compiled DataFusion in the ffi-test profile (clippy leaves only .rmeta files).
+if compgen -G "$CARGO_TARGET_DIR/ffi-test/deps/libdatafusion-*.rlib" >/dev/null; then
+  df_warm=1
+else
+  df_warm=0
+  echo "COLD: DataFusion is not built in $CARGO_TARGET_DIR/ffi-test yet (a first build)"
+fi
+case "${RPCSCAN_PY_DATAFUSION_CLIPPY:-auto}" in
+  1) df_clippy=1 ;;
+  0) df_clippy=0 ;;
+  *) df_clippy=$df_warm ;;
+esac
+if [ "$df_clippy" = 1 ]; then
+  cargo clippy --all-targets --features datafusion -- -D warnings
+else
+  echo "SKIPPED: clippy --features datafusion (cold build cache; the next run lints)"
+fi
+"$venv/bin/python" -m pip install -q -r requirements-datafusion.txt
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
+  "$venv/bin/maturin" develop -q --profile ffi-test --features datafusion
+RPCSCAN_REQUIRE_DATAFUSION=1 "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
+  tests/test_datafusion_ffi.py
+echo "DataFusion FFI step took $((SECONDS - df_start))s (cold: $((1 - df_warm)))"
 
 echo "python package CI took $((SECONDS - start))s"

@@ -7,6 +7,7 @@
 //! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
 //! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
+//! | `datafusion.rs` | `rpcscan.datafusion`'s functions through DataFusion's FFI (`datafusion` feature) |
 //!
 //! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
 //! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
@@ -15,6 +16,8 @@
 
 mod arrow_input;
 mod buffer;
+#[cfg(feature = "datafusion")]
+mod datafusion;
 mod pair;
 mod scan;
 
@@ -347,5 +350,11 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan::pair, m)?)?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
+    #[cfg(feature = "datafusion")]
+    {
+        m.add_function(wrap_pyfunction!(datafusion::datafusion_functions, m)?)?;
+        m.add_class::<datafusion::Function>()?;
+        m.add("DATAFUSION_FFI_MAJOR", datafusion_ffi::version())?;
+    }
     Ok(())
 }
