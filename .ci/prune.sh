@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Keeps CI's cached target directories from growing without bound. Every change under src/
 # gives each test, bench and example executable a new hash, and cargo never deletes the old
-# ones: in the heavy workspace each is ~1 GB (DataFusion, debug info), so a few dozen runs
-# filled the disk and a CI run died linking ("No space left on device"). This deletes, in each
-# <target>/<profile>/{deps,examples} directory given, every executable that a newer one of the
-# same name has superseded, and the incremental caches (CI builds with CARGO_INCREMENTAL=0).
+# ones: in the heavy workspace each was ~1 GB (DataFusion with full debug info; ~0.5 GB with
+# line tables only), so a few dozen runs filled the disk and a CI run died linking ("No space
+# left on device"). This deletes, in each <target>/<profile>/{deps,examples} directory given,
+# every executable that a newer one of the same name has superseded, and the incremental caches (CI builds with CARGO_INCREMENTAL=0).
 # Libraries (.rlib, .rmeta, .so) and the newest PRUNE_KEEP executables of each name stay, so
 # the cache stays warm: 1 (the default) where every test, bench, example and binary name is
 # unique in its workspace (the heavy one), 3 in the root workspace, where one name can be up
