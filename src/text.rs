@@ -90,19 +90,14 @@ impl<'a> Str<'a> {
         Ok(Cow::Owned(out))
     }
 
-    /// Appends the decoded bytes to `out` (a reused buffer: no allocation once it is large
-    /// enough). UTF-8, except that a lone surrogate escape comes out in the generalized
-    /// WTF-8 form, which is not UTF-8 (a message holding one is then `invalid_utf8`), and
-    /// bytes that are not UTF-8 are copied as they are.
-    ///
-    /// ```
-    /// let record = rpcscan::Raw::lenient(br#"{"payload":"{\"id\":1,\"x\":\"\u00e9\"}"}"#);
-    /// let payload = record.get("payload").as_str().unwrap();
-    /// let mut buf = Vec::new();
-    /// payload.decode_into(&mut buf);
-    /// assert_eq!(buf, r#"{"id":1,"x":"é"}"#.as_bytes());
-    /// ```
-    pub fn decode_into(&self, out: &mut Vec<u8>) {
+    /// [`Str::decode_into`] (in `json/unescape.rs`, a layer that may call the kernels),
+    /// with `bulk` decoding a first part in bulk (returning the raw bytes read and the
+    /// bytes written); the byte loop here decodes the rest, and is its twin.
+    pub(crate) fn decode_into_with(
+        &self,
+        out: &mut Vec<u8>,
+        bulk: impl FnOnce(&[u8], &mut [u8]) -> (usize, usize),
+    ) {
         let raw = self.raw;
         if !self.escaped {
             out.extend_from_slice(raw);
@@ -113,7 +108,7 @@ impl<'a> Str<'a> {
         let start = out.len();
         out.resize(start + raw.len() + 8, 0);
         let Some(dst) = out.get_mut(start..) else { return };
-        let (mut r, mut w) = (0, 0);
+        let (mut r, mut w) = bulk(raw, dst);
         loop {
             // Eight bytes at a time, stored whole (what follows a backslash is written
             // over): runs between escapes are short in an escaped message, a call to

@@ -6,6 +6,7 @@
 pub(crate) mod literal;
 pub(crate) mod number;
 pub(crate) mod string;
+mod unescape;
 pub(crate) mod utf8;
 
 pub use crate::error::JsonError;

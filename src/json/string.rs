@@ -30,20 +30,17 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
 /// (envelope mode). Returns the offset after the closing quote.
 #[inline]
 pub(crate) fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonError> {
-    let mut i = open + 1;
-    loop {
-        let rest = buf.get(i..).unwrap_or_default();
-        match memchr::memchr2(b'"', b'\\', rest) {
-            Some(k) => {
-                i += k;
-                if buf.get(i) == Some(&b'"') {
-                    return Ok(i + 1);
-                }
-                i += 2;
+    let start = open + 1;
+    // Short strings without escapes (most values) end in the first 16 bytes: no kernel
+    // call.
+    if let Some(chunk) = buf.get(start..start + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
+        if let Some(k) = simd::scalar::quote_or_backslash(chunk) {
+            if chunk.get(k) == Some(&b'"') {
+                return Ok(start + k + 1);
             }
-            None => return Err(JsonError::eof(buf.len())),
         }
     }
+    simd::skip_string(buf, start)
 }
 
 #[cfg(test)]

@@ -100,6 +100,25 @@ pub(crate) fn skip_container_avx2(
     )
 }
 
+/// The string skip (`skipper::string_end`), 64 bytes per block.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn skip_string_avx2(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    skipper::string_end(
+        buf,
+        from,
+        |bytes| {
+            let (lo, hi) = match <&[u8; 64]>::try_from(bytes) {
+                Ok(chunk) => halves256(chunk),
+                Err(_) => halves256(&stage1::padded(bytes)),
+            };
+            let mask = |c| bits256(eq256(lo, c)) | bits256(eq256(hi, c)) << 32;
+            Masks { quote: mask(b'"'), backslash: mask(b'\\'), ..Masks::default() }
+        },
+        |buf, i| string_run_avx2(buf, i),
+    )
+}
+
 /// The skipper's string run (`skipper::string_run`), 64 bytes per test.
 #[target_feature(enable = "avx2")]
 #[inline]

@@ -72,6 +72,21 @@ pub(crate) fn skip_container_avx512(
     )
 }
 
+/// The string skip (`skipper::string_end`), 64 bytes per block.
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+pub(crate) fn skip_string_avx512(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    skipper::string_end(
+        buf,
+        from,
+        |bytes| {
+            let v = load512(bytes);
+            Masks { quote: eq512(v, b'"'), backslash: eq512(v, b'\\'), ..Masks::default() }
+        },
+        |buf, i| string_run_avx512(buf, i),
+    )
+}
+
 /// The skipper's string run (`skipper::string_run`), 64 bytes per test.
 #[target_feature(enable = "avx512bw,avx2")]
 #[inline]

@@ -10,10 +10,10 @@
 //! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
 //! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
 //! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`, `avx512_utf8.rs`,
-//! `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs` by the vector ones)
-//! instantiate them with their kernels; this file and `level.rs` pick the level. Walks of
-//! the layers above (stage 2, envelope mode's top-level walk) are instantiated in
-//! `dispatch`.
+//! `avx512_unescape.rs`, `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs`
+//! by the vector ones) instantiate them with their kernels; this file and `level.rs` pick
+//! the level. Walks of the layers above (stage 2, envelope mode's top-level walk) are
+//! instantiated in `dispatch`.
 //!
 //! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
 //! short strings (most keys) never pay for the out-of-line call.
@@ -23,6 +23,8 @@
 pub(crate) mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod avx512;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod avx512_unescape;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512_utf8;
 #[cfg(any(
@@ -134,6 +136,66 @@ pub(crate) fn skip_container_at(
     skipper::walk_bytes(buf, open, depth, max_depth, |buf, i| {
         skipper::string_run::<16>(buf, i, scalar::quote_or_backslash)
     })
+}
+
+/// The rest of a string from `from` (just inside it, no escape pending): the offset after
+/// its closing quote, escapes matched and nothing else checked (envelope mode's skip, the
+/// lenient lookups).
+#[inline]
+pub(crate) fn skip_string(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    skip_string_at(level(), buf, from)
+}
+
+/// [`skip_string`] at a given level (tests compare every level).
+pub(crate) fn skip_string_at(level: Level, buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        if level == Level::Avx512 && x86::has_avx512() {
+            // SAFETY: the CPU supports AVX-512BW (checked just above).
+            return unsafe { avx512::skip_string_avx512(buf, from) };
+        }
+        if level != Level::Scalar && x86::has_avx2() {
+            // SAFETY: the CPU supports AVX2 (checked just above).
+            return unsafe { avx2::skip_string_avx2(buf, from) };
+        }
+    }
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    ))]
+    {
+        if level == Level::Neon {
+            // SAFETY: NEON is part of the aarch64 baseline (this block is compiled only
+            // where `target_feature = "neon"` holds).
+            return unsafe { neon::skip_string_neon(buf, from) };
+        }
+    }
+    let _ = level;
+    scalar::skip_string(buf, from)
+}
+
+/// Decodes the start of a string's raw bytes into `dst` (at least `raw.len()` bytes) in
+/// bulk while its escapes are one-character ones; returns `(read, written)`, and the
+/// caller's byte loop (`text::Str::decode_into`, the twin) decodes the rest. `(0, 0)`
+/// where the CPU has no such kernel (AVX-512 VBMI2 only: a byte compress).
+#[inline]
+pub(crate) fn unescape_simple(raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    unescape_simple_at(level(), raw, dst)
+}
+
+/// [`unescape_simple`] at a given level (tests compare every level).
+pub(crate) fn unescape_simple_at(level: Level, raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        if level == Level::Avx512 && x86::has_avx512_vbmi2() {
+            // SAFETY: the CPU supports AVX-512BW and VBMI2 (checked just above).
+            return unsafe { avx512_unescape::unescape_simple_avx512(raw, dst) };
+        }
+    }
+    let _ = (level, raw, dst);
+    (0, 0)
 }
 
 /// The string-special mask of the window at `i` for a level, and the window's width.

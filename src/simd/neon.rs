@@ -192,6 +192,28 @@ fn any4(m: [uint8x16_t; 4]) -> bool {
     vmaxvq_u8(vorrq_u8(vorrq_u8(m[0], m[1]), vorrq_u8(m[2], m[3]))) != 0
 }
 
+/// The string skip (`skipper::string_end`), 64 bytes per block.
+#[inline]
+#[target_feature(enable = "neon")]
+pub(crate) fn skip_string_neon(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    skipper::string_end(
+        buf,
+        from,
+        |bytes| {
+            let b = match <&[u8; 64]>::try_from(bytes) {
+                Ok(chunk) => load_block(chunk),
+                Err(_) => load_block(&stage1::padded(bytes)),
+            };
+            Masks {
+                quote: bits64(each(&b, |v| eq(v, b'"'))),
+                backslash: bits64(each(&b, |v| eq(v, b'\\'))),
+                ..Masks::default()
+            }
+        },
+        |buf, i| string_run_neon(buf, i),
+    )
+}
+
 /// The skipper's string run (`skipper::string_run`), 64 bytes per test.
 #[inline]
 #[target_feature(enable = "neon")]

@@ -140,6 +140,26 @@ pub(crate) fn quote_or_backslash(chunk: &[u8; 16]) -> Option<usize> {
     })
 }
 
+/// The string skip of the scalar level, and the twin of the vector levels' block skip
+/// (`skipper::string_end`): from `from` (inside a string, no escape pending), one search
+/// for the next quote or backslash per escape.
+pub(crate) fn skip_string(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    let mut i = from;
+    loop {
+        let rest = buf.get(i..).unwrap_or_default();
+        match memchr::memchr2(b'"', b'\\', rest) {
+            Some(k) => {
+                i += k;
+                if buf.get(i) == Some(&b'"') {
+                    return Ok(i + 1);
+                }
+                i += 2;
+            }
+            None => return Err(JsonError::eof(buf.len())),
+        }
+    }
+}
+
 /// The masks of one 64-byte block, 8 bytes at a time: the twin the vector levels' skipper
 /// masks are tested against (the scalar level's skipper walks bytes instead).
 #[cfg(test)]

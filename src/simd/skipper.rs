@@ -181,6 +181,40 @@ pub(crate) fn walk_bytes(
     Err(JsonError::eof(buf.len()))
 }
 
+/// The string skip shared by the vector levels: from `from` (just inside a string, no
+/// escape pending), the offset after its closing quote, 64 bytes per block whatever the
+/// escapes (escaped characters from runs of backslashes, as in [`walk`]); after a block
+/// without quotes or backslashes, the level's string run (`run`) crosses plain text.
+/// Envelope mode and the lenient lookups read the strings they skip this way: an escaped
+/// message inside a log record has an escape every few bytes, where a search per escape
+/// (`memchr2`, the scalar level's twin) pays a call each.
+#[inline(always)]
+pub(crate) fn string_end(
+    buf: &[u8],
+    from: usize,
+    masks: impl Fn(&[u8]) -> Masks,
+    run: impl Fn(&[u8], usize) -> usize,
+) -> Result<usize, JsonError> {
+    let mut prev_escaped = 0;
+    let mut base = from;
+    while base < buf.len() {
+        // As in `walk`: the last 1 to 63 bytes are read as if followed by spaces, which
+        // are never quotes, so a quote found is inside `buf`.
+        let chunk = buf.get(base..buf.len().min(base + 64)).unwrap_or_default();
+        let m = masks(chunk);
+        let quotes = m.quote & !escaped(&mut prev_escaped, m.backslash);
+        if quotes != 0 {
+            return Ok(base + quotes.trailing_zeros() as usize + 1);
+        }
+        base += 64;
+        // No backslash in the block: no escape pending either.
+        if (m.quote | m.backslash) == 0 {
+            base = run(buf, base);
+        }
+    }
+    Err(JsonError::eof(buf.len()))
+}
+
 /// The string run shared by every level: from `i` (inside a string, no escape pending),
 /// the offset of the first quote or backslash, found `W` bytes at a time by `window` (the
 /// offset of the first one among them); when fewer than `W` bytes remain, the offset where
@@ -405,6 +439,67 @@ mod tests {
         }
     }
 
+    /// The string skip's reference: the byte walk.
+    fn naive_string_end(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+        let mut i = from;
+        while let Some(&b) = buf.get(i) {
+            match b {
+                b'\\' => i += 2,
+                b'"' => return Ok(i + 1),
+                _ => i += 1,
+            }
+        }
+        Err(JsonError::eof(buf.len()))
+    }
+
+    fn check_string(buf: &[u8], from: usize) {
+        let want = naive_string_end(buf, from);
+        for level in levels() {
+            assert_eq!(
+                crate::simd::skip_string_at(level, buf, from),
+                want,
+                "{level:?} from {from} on {:?}",
+                String::from_utf8_lossy(buf)
+            );
+        }
+    }
+
+    /// Strings of every length up to 200 and of several blocks, escape-dense (an escaped
+    /// message in a log record) or plain, with a quote, backslash run or escape at every
+    /// offset around the block boundaries, cut short or not, at every level and start
+    /// alignment.
+    #[test]
+    fn string_skip_every_length_offset_and_level() {
+        let specials: [&[u8]; 7] =
+            [b"\"", b"\\\"", b"\\\\", b"\\\\\\\"", b"\\", b"\\\\\"", b"\xe6\x97\xa5"];
+        let step = if cfg!(miri) { 29 } else { 1 };
+        for filler in [&b"a"[..], b"{\\\"id\\\":1,\\\"m\\\":\\\"x\\\\y\\\"}", "é日".as_bytes()] {
+            for len in (0..=200usize).step_by(step) {
+                for at in [0, 1, 62, 63, 64, 65, 126, 127, 128, 129, len / 2] {
+                    for special in specials {
+                        let mut text: Vec<u8> = filler.iter().copied().cycle().take(len).collect();
+                        if at + special.len() <= len {
+                            text[at..at + special.len()].copy_from_slice(special);
+                        }
+                        let mut s = b"\"".to_vec();
+                        s.extend_from_slice(&text);
+                        let whole = [&s[..], b"\" ,\"tail\""].concat();
+                        crate::simd::tests::at_each_alignment(&whole, |buf| {
+                            check_string(buf, 1);
+                            check_string(&buf[..s.len()], 1);
+                        });
+                    }
+                }
+            }
+        }
+        // Long plain stretches (the string run) then escapes.
+        let long =
+            [vec![b'x'; 500], b"\\\\\\\"".to_vec(), vec![b'y'; 300], b"\"".to_vec()].concat();
+        for from in [0, 1, 7, 63, 64, 65, 499, 500, 501, 502, 503] {
+            check_string(&long, from);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
         #[test]
@@ -417,6 +512,14 @@ mod tests {
             buf.push(b'[');
             buf.extend_from_slice(&body);
             check(&buf, max);
+        }
+
+        #[test]
+        fn every_level_skips_strings_as_the_byte_walk(
+            body in proptest::collection::vec(prop::sample::select(&b"\"\\ax\xdb\xfb{"[..]), 0..400),
+            from in 0usize..70,
+        ) {
+            check_string(&body, from.min(body.len()));
         }
     }
 }

@@ -1,6 +1,6 @@
 //! What the x86_64 kernels share: CPU feature detection, prefix XOR by carry-less
 //! multiplication, and 16-byte lookup tables in a register. The kernels themselves are in
-//! `avx2.rs`, `avx512.rs` and `avx512_utf8.rs`.
+//! `avx2.rs`, `avx512.rs`, `avx512_utf8.rs` and `avx512_unescape.rs`.
 
 use core::arch::x86_64::*;
 
@@ -14,6 +14,12 @@ pub(crate) fn has_avx2() -> bool {
 #[inline]
 pub(crate) fn has_avx512() -> bool {
     std::arch::is_x86_feature_detected!("avx512bw") && has_avx2()
+}
+
+/// AVX-512BW and VBMI2 (byte compress) are available.
+#[inline]
+pub(crate) fn has_avx512_vbmi2() -> bool {
+    std::arch::is_x86_feature_detected!("avx512vbmi2") && has_avx512()
 }
 
 /// Prefix XOR by carry-less multiplication with all ones.
