@@ -316,10 +316,13 @@ fn parse_size(s: &str) -> Result<usize, String> {
 }
 
 impl Common {
-    /// The settings; an error for a bad `--json-field` path (usage, exit 2).
-    fn settings(&self) -> Result<Settings, String> {
+    /// The settings; an error for a bad `--json-field` path (usage, exit 2). `labels`:
+    /// the subcommand reads the log lines' `ts` and `dir` labels (`pair`), not only their
+    /// messages.
+    fn settings(&self, labels: bool) -> Result<Settings, String> {
         let extract = match (&self.line_format, &self.json_field) {
-            (Some(re), _) => Some(Arc::clone(re)),
+            (Some(re), _) if labels => Some(Arc::clone(re)),
+            (Some(re), _) => Some(Arc::new(Extract::clone(re).messages_only())),
             (None, Some(msg)) => Some(Arc::new(Extract::fields(
                 msg,
                 self.ts_field.as_deref(),
@@ -338,8 +341,8 @@ impl Common {
     }
 
     /// [`Common::settings`], or the exit code after saying what is wrong.
-    fn checked_settings(&self) -> Result<Settings, ExitCode> {
-        self.settings().map_err(|e| {
+    fn checked_settings(&self, labels: bool) -> Result<Settings, ExitCode> {
+        self.settings(labels).map_err(|e| {
             warn(format_args!("{e}"));
             ExitCode::from(2)
         })
@@ -381,7 +384,7 @@ fn main() -> ExitCode {
     let mut out = Output::stdout();
     match cli.command {
         Cmd::Classify(args) => {
-            let settings = match args.common.checked_settings() {
+            let settings = match args.common.checked_settings(false) {
                 Ok(settings) => settings,
                 Err(code) => return code,
             };
@@ -396,7 +399,7 @@ fn main() -> ExitCode {
             exit(run, |run| u8::from(args.check && run.tally.invalid > 0))
         }
         Cmd::Stats(args) => {
-            let settings = match args.common.checked_settings() {
+            let settings = match args.common.checked_settings(false) {
                 Ok(settings) => settings,
                 Err(code) => return code,
             };
@@ -417,7 +420,7 @@ fn main() -> ExitCode {
             exit(run, |_| 0)
         }
         Cmd::Filter(args) => {
-            let settings = match args.common.checked_settings() {
+            let settings = match args.common.checked_settings(false) {
                 Ok(settings) => settings,
                 Err(code) => return code,
             };
@@ -454,7 +457,7 @@ fn main() -> ExitCode {
             exit(run, |run| u8::from(run.tally.matched == 0))
         }
         Cmd::Respond(args) => {
-            let settings = match args.common.checked_settings() {
+            let settings = match args.common.checked_settings(false) {
                 Ok(settings) => settings,
                 Err(code) => return code,
             };

@@ -70,7 +70,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// Runs the subcommand.
 pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
-    let settings = match args.common.checked_settings() {
+    let settings = match args.common.checked_settings(true) {
         Ok(settings) => settings,
         Err(code) => return code,
     };

@@ -13,7 +13,7 @@ use regex::bytes::{CaptureLocations, Regex};
 use rpcscan::{Field, Raw};
 
 /// How messages are found inside log lines.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub enum Extract {
     /// `--line-format`: a regular expression with a `msg` group, and maybe `ts` and `dir`.
     Regex {
@@ -27,6 +27,10 @@ pub enum Extract {
         dir: Option<usize>,
         /// The fast road, when the expression ends in `(?<msg>.*)`.
         tail: Option<Box<Tail>>,
+        /// `false`: the caller reads the message only, not `ts` and `dir` (every
+        /// subcommand but `pair`), so the fast road finds where the prefix ends without
+        /// filling capture slots.
+        labels: bool,
     },
     /// `--json-field` (or a proxy log): each line is a JSON record; dotted paths name the
     /// message, its timestamp and its direction.
@@ -86,7 +90,7 @@ pub struct Found<'l> {
 /// line after `P`. `P(?<msg>)` alone finds where it starts, without running a capturing
 /// engine over the message; when the rest of the line is not all `.` (bytes that are not
 /// UTF-8, for a Unicode `.`), the whole expression decides, as without this road.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Tail {
     /// `P(?<msg>)`.
     prefix: Regex,
@@ -188,7 +192,19 @@ impl Extract {
         let msg = index("msg").ok_or("the expression has no (?<msg>...) group")?;
         let (ts, dir) = (index("ts"), index("dir"));
         let tail = Tail::of(pattern).map(Box::new);
-        Ok(Extract::Regex { re, msg, ts, dir, tail })
+        Ok(Extract::Regex { re, msg, ts, dir, tail, labels: true })
+    }
+
+    /// The same extraction for a caller that reads only the messages, never the `ts` and
+    /// `dir` labels ([`Found::ts`] and [`Found::dir`] may then be `None`).
+    #[must_use]
+    pub fn messages_only(self) -> Extract {
+        match self {
+            Extract::Regex { re, msg, ts, dir, tail, .. } => {
+                Extract::Regex { re, msg, ts, dir, tail, labels: false }
+            }
+            fields => fields,
+        }
     }
 
     /// `--json-field` and friends, dotted paths (`msg`, `event.payload`).
@@ -254,19 +270,28 @@ impl Extract {
     /// string is decoded into `scratch.decoded`.
     pub fn line<'l>(&self, line: &'l [u8], scratch: &mut Scratch) -> Result<Found<'l>, Skip> {
         match self {
-            Extract::Regex { re, msg, ts, dir, tail } => {
+            Extract::Regex { re, msg, ts, dir, tail, labels } => {
                 if let (Some(tail), Some(locations)) = (tail, scratch.tail_locations.as_mut()) {
-                    tail.prefix.captures_read(locations, line).ok_or(Skip::NoMatch)?;
-                    let (start, _) = locations.get(tail.msg).ok_or(Skip::Missing)?;
+                    // Where `P` ends is where the message starts: without labels to fill,
+                    // a match (a DFA, no capture slots) says it.
+                    let start = if *labels {
+                        tail.prefix.captures_read(locations, line).ok_or(Skip::NoMatch)?;
+                        locations.get(tail.msg).ok_or(Skip::Missing)?.0
+                    } else {
+                        tail.prefix.find(line).ok_or(Skip::NoMatch)?.end()
+                    };
                     let rest = line.get(start..).unwrap_or_default();
                     let fits = !(tail.nonempty && rest.is_empty())
-                        && (!tail.unicode || std::str::from_utf8(rest).is_ok());
+                        && (!tail.unicode || simdutf8::basic::from_utf8(rest).is_ok());
                     if fits {
                         let group = |i: Option<usize>| {
                             let (start, end) = locations.get(i?)?;
                             line.get(start..end)
                         };
                         let place = Place::InLine { start, end: line.len() };
+                        if !*labels {
+                            return Ok(Found { place, ts: None, dir: None });
+                        }
                         return Ok(Found { place, ts: group(tail.ts), dir: group(tail.dir) });
                     }
                 }
@@ -434,16 +459,28 @@ mod tests {
         ];
         for &(pattern, fast) in patterns {
             let with = Extract::regex(pattern).unwrap();
-            let Extract::Regex { re, msg, ts, dir, tail } = Extract::regex(pattern).unwrap() else {
+            let bare = with.clone().messages_only();
+            let Extract::Regex { re, msg, ts, dir, tail, labels } =
+                Extract::regex(pattern).unwrap()
+            else {
                 unreachable!()
             };
+            assert!(labels);
             assert_eq!(tail.is_some(), fast, "{pattern}");
-            let without = Extract::Regex { re, msg, ts, dir, tail: None };
-            let (mut a, mut b) = (with.scratch(), without.scratch());
+            let without = Extract::Regex { re, msg, ts, dir, tail: None, labels };
+            let (mut a, mut b, mut c) = (with.scratch(), without.scratch(), bare.scratch());
             for &line in lines {
                 let got = with.line(line, &mut a).map(|f| (f.place, f.ts, f.dir));
                 let want = without.line(line, &mut b).map(|f| (f.place, f.ts, f.dir));
                 assert_eq!(got, want, "{pattern} on {:?}", String::from_utf8_lossy(line));
+                // Without labels: the same message, the same skips.
+                let place = bare.line(line, &mut c).map(|f| f.place);
+                assert_eq!(
+                    place,
+                    want.map(|w| w.0),
+                    "{pattern} on {:?}",
+                    String::from_utf8_lossy(line)
+                );
             }
         }
     }
