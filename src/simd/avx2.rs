@@ -107,6 +107,7 @@ pub(crate) fn skip_string_avx2(buf: &[u8], from: usize) -> Result<usize, JsonErr
     skipper::string_end(
         buf,
         from,
+        0,
         |bytes| {
             let (lo, hi) = match <&[u8; 64]>::try_from(bytes) {
                 Ok(chunk) => halves256(chunk),

@@ -79,6 +79,7 @@ pub(crate) fn skip_string_avx512(buf: &[u8], from: usize) -> Result<usize, JsonE
     skipper::string_end(
         buf,
         from,
+        0,
         |bytes| {
             let v = load512(bytes);
             Masks { quote: eq512(v, b'"'), backslash: eq512(v, b'\\'), ..Masks::default() }

@@ -199,6 +199,7 @@ pub(crate) fn skip_string_neon(buf: &[u8], from: usize) -> Result<usize, JsonErr
     skipper::string_end(
         buf,
         from,
+        0,
         |bytes| {
             let b = match <&[u8; 64]>::try_from(bytes) {
                 Ok(chunk) => load_block(chunk),

@@ -104,21 +104,28 @@ pub(crate) fn walk(
     prefix_xor: impl Fn(u64) -> u64,
     run: impl Fn(&[u8], usize) -> usize,
 ) -> Result<usize, JsonError> {
-    let mut state = State { prev_escaped: 0, in_string: 0, level: 0, nest: Nesting::new() };
+    let mut state =
+        State { prev_escaped: 0, in_string: 0, quotes: 0, level: 0, nest: Nesting::new() };
     let mut base = open;
     while base < buf.len() {
         // The next 64 bytes, or the last 1 to 63: the level's kernel reads them as if
         // followed by spaces (a masked load, or a padded copy).
         let chunk = buf.get(base..buf.len().min(base + 64)).unwrap_or_default();
         let m = masks(chunk);
+        let was_in_string = state.in_string;
         if let Some(end) = state.block(base, m, depth, max_depth, &prefix_xor)? {
             return Ok(end);
         }
         super::prefetch::prefetch_ahead(buf, base);
         base += 64;
-        // A whole block of string contents (in dense traffic, rare): a long string.
-        if (m.quote | m.backslash) == 0 && state.in_string != 0 {
-            base = run(buf, base);
+        // A whole block of string contents (in dense traffic, rare): a long string, maybe
+        // escape-dense (source code in a tool result). Its end is found by the string skip,
+        // which needs only the quotes and backslashes of each block (and crosses plain
+        // stretches by the run); the walk resumes after its closing quote.
+        if was_in_string != 0 && state.quotes == 0 {
+            base = string_end(buf, base, state.prev_escaped, &masks, &run)?;
+            state.in_string = 0;
+            state.prev_escaped = 0;
         }
     }
     Err(JsonError::eof(buf.len()))
@@ -181,10 +188,11 @@ pub(crate) fn walk_bytes(
     Err(JsonError::eof(buf.len()))
 }
 
-/// The string skip shared by the vector levels: from `from` (just inside a string, no
-/// escape pending), the offset after its closing quote, 64 bytes per block whatever the
-/// escapes (escaped characters from runs of backslashes, as in [`walk`]); after a block
-/// without quotes or backslashes, the level's string run (`run`) crosses plain text.
+/// The string skip shared by the vector levels: from `from` (inside a string;
+/// `prev_escaped` is 1 when the byte at `from` is escaped), the offset after its closing
+/// quote, 64 bytes per block whatever the escapes (escaped characters from runs of
+/// backslashes, as in [`walk`]); after a block without quotes or backslashes, the level's
+/// string run (`run`) crosses plain text. [`walk`] hands it the rest of a long string.
 /// Envelope mode and the lenient lookups read the strings they skip this way: an escaped
 /// message inside a log record has an escape every few bytes, where a search per escape
 /// (`memchr2`, the scalar level's twin) pays a call each.
@@ -192,10 +200,10 @@ pub(crate) fn walk_bytes(
 pub(crate) fn string_end(
     buf: &[u8],
     from: usize,
+    mut prev_escaped: u64,
     masks: impl Fn(&[u8]) -> Masks,
     run: impl Fn(&[u8], usize) -> usize,
 ) -> Result<usize, JsonError> {
-    let mut prev_escaped = 0;
     let mut base = from;
     while base < buf.len() {
         // As in `walk`: the last 1 to 63 bytes are read as if followed by spaces, which
@@ -257,6 +265,8 @@ struct State {
     prev_escaped: u64,
     /// All ones when the previous block ended inside a string.
     in_string: u64,
+    /// The unescaped quotes of the last block.
+    quotes: u64,
     level: usize,
     nest: Nesting,
 }
@@ -273,6 +283,7 @@ impl State {
     ) -> Result<Option<usize>, JsonError> {
         let escaped = escaped(&mut self.prev_escaped, m.backslash);
         let quotes = m.quote & !escaped;
+        self.quotes = quotes;
         let in_string = prefix_xor(quotes) ^ self.in_string;
         self.in_string = ((in_string as i64) >> 63) as u64;
         let mut brackets = (m.open | m.close) & !in_string & !escaped;
@@ -419,7 +430,8 @@ mod tests {
     fn long_strings_with_a_special_at_every_offset() {
         let specials: [&[u8]; 6] = [b"\"", b"\\\"", b"\\\\", b"\\", b"]", b"\"]"];
         let step = if cfg!(miri) { 53 } else { 1 };
-        for filler in ["a", "é日"] {
+        // Plain ASCII, non-ASCII, and escape-dense text with brackets inside (source code).
+        for filler in ["a", "é日", r#"f(x\"]{\\y\n"#] {
             for pad in [0usize, 1, 63] {
                 let body: Vec<u8> = filler.bytes().cycle().take(300).collect();
                 for at in (0..300).step_by(step) {
