@@ -9,7 +9,7 @@
 use core::arch::x86_64::*;
 
 use super::avx2::scan_from_avx2;
-use super::avx512_utf8::utf8_block_avx512;
+use super::avx512_utf8::{utf8_block_avx512, utf8_run_avx512};
 use super::skipper::{self, Masks};
 use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
@@ -103,12 +103,7 @@ pub(super) fn string_run_avx512(buf: &[u8], i: usize) -> usize {
 /// window as the block checks it ([`utf8_block_avx512`]).
 #[target_feature(enable = "avx512bw,avx2")]
 pub(crate) fn run_avx512(utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
-    stage1::run(
-        utf8,
-        rest,
-        |chunk| plain_window_avx512(chunk),
-        |v, high, utf8| utf8_block_avx512(*v, high, utf8),
-    )
+    utf8_run_avx512(utf8, rest, |chunk| plain_window_avx512(chunk))
 }
 
 /// The window test of [`run_avx512`]: `None` when the 64 bytes hold a quote, backslash or

@@ -16,14 +16,80 @@ use super::stage1::Utf8Carry;
 /// cursor's end check. An all-ASCII block after a complete character costs one branch.
 #[target_feature(enable = "avx512bw,avx2")]
 pub(super) fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut Utf8Carry) {
-    use utf8_tables::*;
     if high == 0 && !utf8.incomplete {
         utf8.tail = Utf8Carry::ASCII_TAIL;
         return;
     }
+    let error = utf8_error_avx512(v, _mm512_set1_epi32(utf8.tail as i32));
+    let tail = _mm_extract_epi32::<3>(_mm512_extracti32x4_epi32::<3>(v)) as u32;
+    let [_, b61, b62, b63] = tail.to_le_bytes();
+    utf8.tail = tail;
+    utf8.incomplete = b63 >= 0xC0 || b62 >= 0xE0 || b61 >= 0xF0;
+    utf8.invalid |= _mm512_test_epi8_mask(error, error) != 0;
+}
+
+/// Stage 1's long-string run of UTF-8 (`stage1::run`'s loop, with the check kept in
+/// registers): up to the first window holding a quote, backslash or control byte
+/// (`window`), each 64-byte window is checked as [`utf8_block_avx512`] checks a block,
+/// but the previous window stays in a register, the errors are OR-ed into one vector
+/// tested once at the end, and whether a window ends inside a character is one masked
+/// compare: no round trip through general registers and memory per window (CJK text
+/// has a byte above 0x7F in every one). Returns the bytes passed and whether any was not
+/// ASCII, as `stage1::run` does.
+#[target_feature(enable = "avx512bw,avx2")]
+pub(super) fn utf8_run_avx512(
+    utf8: &mut Utf8Carry,
+    rest: &[u8],
+    window: impl Fn(&[u8; 64]) -> Option<(__m512i, u64)>,
+) -> (usize, bool) {
+    // Bytes 61, 62, 63 at or above these start a character the window does not finish.
+    let starts = _mm512_set_epi64(
+        i64::from_le_bytes([0, 0, 0, 0, 0, 0xF0, 0xE0, 0xC0]),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+    );
+    let mut prev = _mm512_set1_epi32(utf8.tail as i32);
+    let mut incomplete = utf8.incomplete;
+    let mut errors = _mm512_setzero_si512();
+    let (mut n, mut high_seen) = (0, 0);
+    while let Some(chunk) = rest.get(n..n + 64).and_then(|c| <&[u8; 64]>::try_from(c).ok()) {
+        let Some((v, high)) = window(chunk) else {
+            break;
+        };
+        // An all-ASCII window after a complete character needs no check (its bytes then
+        // stand before the next window as spaces would).
+        if high != 0 || incomplete {
+            errors = _mm512_or_si512(errors, utf8_error_avx512(v, prev));
+            incomplete = _mm512_mask_cmpge_epu8_mask(0xE000_0000_0000_0000, v, starts) != 0;
+        }
+        prev = v;
+        high_seen |= high;
+        super::prefetch::prefetch_ahead(rest, n);
+        n += 64;
+    }
+    if n > 0 {
+        utf8.tail = _mm_extract_epi32::<3>(_mm512_extracti32x4_epi32::<3>(prev)) as u32;
+        utf8.incomplete = incomplete;
+        utf8.invalid |= _mm512_test_epi8_mask(errors, errors) != 0;
+    }
+    (n, high_seen != 0)
+}
+
+/// The UTF-8 errors of one block `v` (not zero where it breaks the rules), given a
+/// register whose last four bytes are the four before the block (`before_src`: the
+/// previous block, or its last four bytes broadcast).
+#[target_feature(enable = "avx512bw,avx2")]
+#[inline]
+fn utf8_error_avx512(v: __m512i, before_src: __m512i) -> __m512i {
+    use utf8_tables::*;
     // Each 16-byte lane preceded by the 16 bytes before it: lane 0 by the previous block's
-    // last lane (only its last three bytes are read, and `tail` holds its last four).
-    let before = _mm512_alignr_epi32::<12>(v, _mm512_set1_epi32(utf8.tail as i32));
+    // last lane (only its last three bytes are read).
+    let before = _mm512_alignr_epi32::<12>(v, before_src);
     let prev1 = _mm512_alignr_epi8::<15>(v, before);
     let prev2 = _mm512_alignr_epi8::<14>(v, before);
     let prev3 = _mm512_alignr_epi8::<13>(v, before);
@@ -44,12 +110,7 @@ pub(super) fn utf8_block_avx512(v: __m512i, high: u64, utf8: &mut Utf8Carry) {
         ),
         _mm512_set1_epi8(0x80u8 as i8),
     );
-    let error = _mm512_xor_si512(must_continue, special);
-    let tail = _mm_extract_epi32::<3>(_mm512_extracti32x4_epi32::<3>(v)) as u32;
-    let [_, b61, b62, b63] = tail.to_le_bytes();
-    utf8.tail = tail;
-    utf8.incomplete = b63 >= 0xC0 || b62 >= 0xE0 || b61 >= 0xF0;
-    utf8.invalid |= _mm512_test_epi8_mask(error, error) != 0;
+    _mm512_xor_si512(must_continue, special)
 }
 
 /// The lookup tables of [`utf8_block_avx512`]: what a byte's nibbles (and the high nibble
