@@ -9,7 +9,10 @@
 
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use regex::bytes::{CaptureLocations, Regex};
+use regex_automata::dfa::{dense, Automaton};
 use rpcscan::{Field, Raw};
 
 /// How messages are found inside log lines.
@@ -94,6 +97,9 @@ pub struct Found<'l> {
 pub struct Tail {
     /// `P(?<msg>)`.
     prefix: Regex,
+    /// `P` as a fully compiled DFA, when it fits in [`PREFIX_DFA_LIMIT`]: where the message
+    /// starts without labels to fill (`regex`'s own lazy DFA otherwise).
+    dfa: Option<Arc<dense::DFA<Vec<u32>>>>,
     /// Capture group indexes in `prefix`: `msg`, `ts`, `dir`.
     msg: usize,
     ts: Option<usize>,
@@ -164,7 +170,20 @@ impl Tail {
         }
         let prefix = Regex::new(&prefix_pattern).ok()?;
         let index = |name: &str| prefix.capture_names().position(|n| n == Some(name));
+        // The same syntax as `regex::bytes::Regex` (Unicode on, matches may split UTF-8).
+        let dfa = dense::Builder::new()
+            .syntax(regex_automata::util::syntax::Config::new().utf8(false))
+            .thompson(regex_automata::nfa::thompson::Config::new().utf8(false))
+            .configure(
+                dense::Config::new()
+                    .dfa_size_limit(Some(PREFIX_DFA_LIMIT))
+                    .determinize_size_limit(Some(PREFIX_DFA_LIMIT)),
+            )
+            .build(&prefix_pattern)
+            .ok()
+            .map(Arc::new);
         Some(Tail {
+            dfa,
             msg: index("msg")?,
             ts: index("ts"),
             dir: index("dir"),
@@ -174,6 +193,10 @@ impl Tail {
         })
     }
 }
+
+/// The largest fully compiled DFA of a `--line-format` prefix, in bytes (a prefix with
+/// large Unicode classes stays on `regex`'s lazy DFA).
+const PREFIX_DFA_LIMIT: usize = 1 << 20;
 
 /// Per-worker state of an extraction: regex capture slots, the decoding buffer.
 pub struct Scratch {
@@ -277,6 +300,13 @@ impl Extract {
                     let start = if *labels {
                         tail.prefix.captures_read(locations, line).ok_or(Skip::NoMatch)?;
                         locations.get(tail.msg).ok_or(Skip::Missing)?.0
+                    } else if let Some(found) = tail.dfa.as_ref().and_then(|dfa| {
+                        // Where the leftmost-first match ends, as `find` reports it. The DFA
+                        // gives up (an error) only on a quit byte, which it is built
+                        // without; `find` would decide then.
+                        dfa.try_search_fwd(&regex_automata::Input::new(line)).ok()
+                    }) {
+                        found.ok_or(Skip::NoMatch)?.offset()
                     } else {
                         tail.prefix.find(line).ok_or(Skip::NoMatch)?.end()
                     };
@@ -455,6 +485,9 @@ mod tests {
             b"\xc3 [STDIN] {}",
             b"nospace",
             b"a ] b ] c",
+            b"x] ] ] {\"a\":1}",
+            b"\xff [STDIN] {}",
+            b"2025 [STDIN]  {}",
             b"",
         ];
         for &(pattern, fast) in patterns {
@@ -467,6 +500,8 @@ mod tests {
             };
             assert!(labels);
             assert_eq!(tail.is_some(), fast, "{pattern}");
+            // The message-only road runs the compiled DFA for each of these.
+            assert!(tail.as_ref().is_none_or(|t| t.dfa.is_some()), "{pattern}");
             let without = Extract::Regex { re, msg, ts, dir, tail: None, labels };
             let (mut a, mut b, mut c) = (with.scratch(), without.scratch(), bare.scratch());
             for &line in lines {
