@@ -95,7 +95,7 @@ mod tests {
         ];
         let others: [&[u8]; 4] = [br"\u00e9", br"\ud83d\ude00", br"\x", b"\\\xc3\xa9"];
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let step = if cfg!(miri) { 97 } else { 1 };
+        let step = if cfg!(miri) { 301 } else { 1 };
         for round in (0..3000).step_by(step) {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let mut raw = Vec::new();
@@ -117,7 +117,8 @@ mod tests {
             check(&[&raw[..], b"\\"].concat(), false);
         }
         // An escape cut by every block boundary, at every start alignment.
-        for len in (0..200usize).step_by(if cfg!(miri) { 23 } else { 1 }) {
+        let lengths: Vec<usize> = if cfg!(miri) { vec![0, 63, 64] } else { (0..200).collect() };
+        for len in lengths {
             for esc in [&br#"\""#[..], br"\\", br"\n", br"\u0041"] {
                 let mut raw = vec![b'x'; len];
                 raw.extend_from_slice(esc);
