@@ -27,7 +27,7 @@
 
 use core::fmt;
 use core::hash::{BuildHasher, BuildHasherDefault, Hasher};
-use std::collections::hash_map::{Entry, RandomState};
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use bytes::BufMut;
@@ -184,7 +184,9 @@ pub struct Correlation<C> {
     /// Entries whose hash another entry already has (two distinct ids with one 64-bit
     /// keyed hash: practically never), searched one by one.
     collided: Vec<(u64, Pending<C>)>,
-    hasher: RandomState,
+    /// Keyed per process: a peer cannot choose ids that collide without seeing the seed
+    /// (and a collision only costs a linear search of `collided`).
+    hasher: foldhash::fast::RandomState,
     len: usize,
     next: u64,
     /// Tests: every id gets the same hash.
@@ -192,7 +194,7 @@ pub struct Correlation<C> {
     collide: bool,
 }
 
-/// The map's hasher: its keys are already keyed SipHash values, so they are used as is.
+/// The map's hasher: its keys are already keyed hash values, so they are used as is.
 #[derive(Default)]
 struct Prehashed(u64);
 
@@ -230,7 +232,7 @@ impl<C> Correlation<C> {
         Correlation {
             entries: HashMap::default(),
             collided: Vec::new(),
-            hasher: RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
             len: 0,
             next: 1,
             #[cfg(test)]
