@@ -366,10 +366,26 @@ impl Command for Pair {
     }
 
     fn merge(&self, into: &mut Tally, from: Tally) {
+        self.merge_lines(into, from, 1);
+    }
+
+    /// A mapped block's facts come with lines counted from 1 at its first byte: the
+    /// producer then does not read the whole file once more to number the blocks (that
+    /// count was ~7% of `pair`'s CPU time).
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Tally, from: Tally, first_line: u64) {
+        let by = first_line.saturating_sub(1);
         let state = into.state.get_or_insert_with(|| self.state());
         let mut pending = std::mem::take(&mut state.out);
         for record in &from.facts {
-            let (fact, label) = record.fact(&from.arena);
+            let (mut fact, label) = record.fact(&from.arena);
+            // Framings without lines say 0, and keep it.
+            if fact.at.line > 0 {
+                fact.at.line += by;
+            }
             self.feed(state, fact, label, &mut pending);
         }
         state.out = pending;
