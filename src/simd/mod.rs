@@ -190,7 +190,7 @@ pub(crate) fn unescape_simple_at(level: Level, raw: &[u8], dst: &mut [u8]) -> (u
     #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
     {
         if level == Level::Avx512 && x86::has_avx512_vbmi2() {
-            // SAFETY: the CPU supports AVX-512BW and VBMI2 (checked just above).
+            // SAFETY: the CPU supports AVX-512BW, VBMI2 and POPCNT (checked just above).
             return unsafe { avx512_unescape::unescape_simple_avx512(raw, dst) };
         }
     }

@@ -16,10 +16,12 @@ pub(crate) fn has_avx512() -> bool {
     std::arch::is_x86_feature_detected!("avx512bw") && has_avx2()
 }
 
-/// AVX-512BW and VBMI2 (byte compress) are available.
+/// AVX-512BW, VBMI2 (byte compress) and POPCNT are available.
 #[inline]
 pub(crate) fn has_avx512_vbmi2() -> bool {
-    std::arch::is_x86_feature_detected!("avx512vbmi2") && has_avx512()
+    std::arch::is_x86_feature_detected!("avx512vbmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && has_avx512()
 }
 
 /// Prefix XOR by carry-less multiplication with all ones.
