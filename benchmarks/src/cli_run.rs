@@ -54,3 +54,29 @@ pub fn count(report: &str, name: &str) -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no {name:?} in {report}"))
 }
+
+/// CPU time (user + system) of this process's waited-for children so far, from
+/// `/proc/self/stat` (`cutime`, `cstime`: clock ticks of 10 ms). `None` where there is no
+/// such file (not Linux).
+pub fn children_cpu() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name (which is in parentheses and may hold spaces):
+    // state is field 3, cutime field 16, cstime field 17.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    let total = ticks(13)? + ticks(14)?;
+    Some(Duration::from_millis(total * 10))
+}
+
+impl Args {
+    /// [`Args::time`], with the CPU time the run took (user + system, every thread), when
+    /// [`children_cpu`] can tell: on a shared or throttled machine it moves far less than
+    /// wall time does.
+    pub fn time_cpu(&self, args: &[&str]) -> (String, Duration, Option<Duration>) {
+        let before = children_cpu();
+        let (out, wall) = self.time(args);
+        let cpu = children_cpu().zip(before).map(|(after, before)| after.saturating_sub(before));
+        (out, wall, cpu)
+    }
+}

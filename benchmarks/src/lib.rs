@@ -20,6 +20,7 @@
 
 pub mod baselines;
 pub mod cli_run;
+pub mod logs;
 pub mod mcp_1k;
 pub mod serde_layer;
 pub mod shapes;

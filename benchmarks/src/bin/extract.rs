@@ -8,11 +8,13 @@
 //! cargo build --profile bench -p rpcscan-cli -p rpcscan-benchmarks --bin extract
 //! target/release/extract [SIZE_MB [ROUNDS [RPCSCAN]]]   # default 1024 3, rpcscan beside this program
 //! target/release/extract --test                         # 4 MB, one round: counts only
+//! RPCSCAN_BENCH_KEEP=1 target/release/extract 64 1       # keeps the logs (paths printed)
 //! ```
 
 use std::io::Write;
 
 use rpcscan_benchmarks::cli_run::{count, Args};
+use rpcscan_benchmarks::logs;
 
 /// The `--line-format` of the prefixed log.
 const PREFIX_FORMAT: &str = r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)$";
@@ -110,40 +112,77 @@ impl Form {
 fn main() {
     let run = Args::from_env();
     let (size_mb, rounds) = (run.size_mb, run.rounds);
-    let messages = traffic(size_mb << 20);
+    let mcp: Vec<Vec<u8>> = logs::mcp_pairs(size_mb << 20)
+        .0
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect();
+    let traffics = [
+        ("tiny tools/call messages (~130 B)", traffic(size_mb << 20)),
+        ("MCP traffic of mixed shapes (~1 KB per message)", mcp),
+    ];
+    for (n, (name, messages)) in traffics.into_iter().enumerate() {
+        measure(&run, name, n, &messages, rounds);
+    }
+}
+
+/// Times `stats` on `messages` bare and in every form, `rounds` times.
+fn measure(run: &Args, name: &str, n: usize, messages: &[Vec<u8>], rounds: usize) {
+    let bare_bytes: usize = messages.iter().map(|m| m.len() + 1).sum();
     let mut files = Vec::new();
     for form in Form::ALL {
-        let mut log = Vec::with_capacity((size_mb << 20) * 3 / 2);
-        for (n, msg) in messages.iter().enumerate() {
-            form.write(&mut log, n, msg);
+        let mut log = Vec::with_capacity(bare_bytes * 3 / 2);
+        for (i, msg) in messages.iter().enumerate() {
+            form.write(&mut log, i, msg);
         }
         let path = std::env::temp_dir()
-            .join(format!("rpcscan-extract-bench-{}-{form:?}.log", std::process::id()));
+            .join(format!("rpcscan-extract-bench-{}-{n}-{form:?}.log", std::process::id()));
         std::fs::write(&path, &log).expect("write the log");
         files.push((form, path, log.len() as f64));
     }
-    println!("{} messages, {size_mb} MB of bare NDJSON", messages.len());
+    println!(
+        "{name}: {} messages, {:.0} MB of bare NDJSON",
+        messages.len(),
+        bare_bytes as f64 / 1e6
+    );
     for round in 0..rounds {
-        let mut bare_rate = None;
+        let mut bare = None;
         for (form, path, bytes) in &files {
             let file = path.to_str().expect("a UTF-8 temp path");
             let mut args = vec!["stats"];
             args.extend_from_slice(form.args());
             args.push(file);
-            let (report, elapsed) = run.time(&args);
+            let (report, elapsed, cpu) = run.time_cpu(&args);
             assert_eq!(count(&report, "messages"), messages.len() as u64, "{form:?}: {report}");
-            // Throughput in messages, so that the wrappers' extra bytes are no bonus.
-            let rate = messages.len() as f64 / elapsed.as_secs_f64();
-            let bare = *bare_rate.get_or_insert(rate);
+            assert_eq!(count(&report, "invalid"), 0, "{form:?}: {report}");
+            // Throughput in messages, so that the wrappers' extra bytes are no bonus; and
+            // CPU time for the same messages, which a busy machine disturbs less.
+            let (bare_wall, bare_cpu) = *bare.get_or_insert((elapsed, cpu));
+            let cpu = match (cpu, bare_cpu) {
+                (Some(c), Some(b)) => {
+                    format!(
+                        "; CPU {:.2} s, {:.2}x bare",
+                        c.as_secs_f64(),
+                        b.as_secs_f64() / c.as_secs_f64().max(1e-9)
+                    )
+                }
+                _ => String::new(),
+            };
             println!(
-                "round {round}: {form:?}: {:.2} GB/s of log, {:.1} M messages/s, {:.2}x bare",
+                "  round {round}: {form:?}: {:.2} GB/s of log, {:.1} M messages/s, {:.2}x bare{cpu}",
                 bytes / elapsed.as_secs_f64() / 1e9,
-                rate / 1e6,
-                rate / bare
+                messages.len() as f64 / elapsed.as_secs_f64() / 1e6,
+                bare_wall.as_secs_f64() / elapsed.as_secs_f64()
             );
         }
     }
     for (_, path, _) in files {
-        let _ = std::fs::remove_file(path);
+        // RPCSCAN_BENCH_KEEP=1 keeps the logs, to profile one form on its own.
+        if std::env::var_os("RPCSCAN_BENCH_KEEP").is_some() {
+            println!("  kept {}", path.display());
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
