@@ -1234,11 +1234,10 @@ impl Summary {
         match event {
             Event::Paired { request, response, latency } => {
                 self.pairs += 1;
-                if let Some(stat) = stat(&mut self.methods, &request.method) {
-                    stat.add(response.outcome, *latency);
-                }
-                if let Some(stat) = request.tool.as_deref().and_then(|t| stat(&mut self.tools, t)) {
-                    stat.add(response.outcome, *latency);
+                let add = |stat: &mut Stat| stat.add(response.outcome, *latency);
+                with_stat(&mut self.methods, &request.method, add);
+                if let Some(tool) = request.tool.as_deref() {
+                    with_stat(&mut self.tools, tool, add);
                 }
             }
             Event::Orphan(response) => self.orphans.add(response.at),
@@ -1250,9 +1249,7 @@ impl Summary {
                     Ending::TimedOut => self.timed_out += 1,
                     Ending::Finished => {}
                 }
-                if let Some(seen) = stat(&mut self.unanswered, &request.method) {
-                    seen.add(request.at);
-                }
+                with_stat(&mut self.unanswered, &request.method, |seen| seen.add(request.at));
             }
             Event::Cancelled { request, .. } => self.cancelled.add(request.at),
             Event::StrayProgress(at) | Event::StrayCancel(at) => {
@@ -1267,15 +1264,16 @@ impl Summary {
     }
 }
 
-/// The entry for `name`, or the [`OTHER`] entry once the table is full.
-fn stat<'m, T: Default>(map: &'m mut BTreeMap<String, T>, name: &str) -> Option<&'m mut T> {
-    // A known name (the common case) costs two lookups: today's borrow checker does not
-    // let `get_mut`'s borrow end on its `None`.
-    if map.contains_key(name) {
-        return map.get_mut(name);
+/// Runs `f` on the entry for `name`, or on the [`OTHER`] entry once the table is full. A
+/// known name (the common case) costs one lookup.
+fn with_stat<T: Default>(map: &mut BTreeMap<String, T>, name: &str, f: impl FnOnce(&mut T)) {
+    match map.get_mut(name) {
+        Some(entry) => f(entry),
+        None => {
+            let name = if map.len() < MAX_KEYS { name } else { OTHER };
+            f(map.entry(name.to_owned()).or_default());
+        }
     }
-    let name = if map.len() < MAX_KEYS { name } else { OTHER };
-    Some(map.entry(name.to_owned()).or_default())
 }
 
 #[cfg(test)]
