@@ -34,6 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "simd/avx2.rs",
             "simd/avx512.rs",
             "simd/avx512_utf8.rs",
+            "simd/avx2_unescape.rs",
             "simd/avx512_unescape.rs",
             "simd/neon.rs",
         ],

@@ -22,6 +22,8 @@
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod avx2_unescape;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod avx512;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512_unescape;
@@ -178,8 +180,9 @@ pub(crate) fn skip_string_at(level: Level, buf: &[u8], from: usize) -> Result<us
 
 /// Decodes the start of a string's raw bytes into `dst` (at least `raw.len()` bytes) in
 /// bulk while its escapes are one-character ones; returns `(read, written)`, and the
-/// caller's byte loop (`text::Str::decode_into`, the twin) decodes the rest. `(0, 0)`
-/// where the CPU has no such kernel (AVX-512 VBMI2 only: a byte compress).
+/// caller's byte loop (`text::Str::decode_into`, the twin) decodes the rest. AVX-512 VBMI2
+/// compresses a block in one instruction; AVX2 compresses 8-byte groups by table
+/// shuffles. `(0, 0)` where the level has no such kernel (scalar, NEON).
 #[inline]
 pub(crate) fn unescape_simple(raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
     unescape_simple_at(level(), raw, dst)
@@ -192,6 +195,10 @@ pub(crate) fn unescape_simple_at(level: Level, raw: &[u8], dst: &mut [u8]) -> (u
         if level == Level::Avx512 && x86::has_avx512_vbmi2() {
             // SAFETY: the CPU supports AVX-512BW, VBMI2 and POPCNT (checked just above).
             return unsafe { avx512_unescape::unescape_simple_avx512(raw, dst) };
+        }
+        if matches!(level, Level::Avx2 | Level::Avx512) && x86::has_avx2_popcnt() {
+            // SAFETY: the CPU supports AVX2 and POPCNT (checked just above).
+            return unsafe { avx2_unescape::unescape_simple_avx2(raw, dst) };
         }
     }
     let _ = (level, raw, dst);

@@ -10,6 +10,12 @@ pub(crate) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("pclmulqdq")
 }
 
+/// AVX2 (and PCLMULQDQ) and POPCNT are available.
+#[inline]
+pub(crate) fn has_avx2_popcnt() -> bool {
+    std::arch::is_x86_feature_detected!("popcnt") && has_avx2()
+}
+
 /// AVX-512BW (and PCLMULQDQ) are available.
 #[inline]
 pub(crate) fn has_avx512() -> bool {
