@@ -14,6 +14,12 @@ use crate::invalid::Reason;
 /// Skips JSON whitespace (space, tab, LF, CR) from `i`.
 #[inline(always)]
 pub(crate) fn ws(buf: &[u8], mut i: usize) -> usize {
+    // Most calls find no whitespace at all (compact JSON): one compare answers them.
+    match buf.get(i) {
+        Some(&b) if b > b' ' => return i,
+        None => return i,
+        _ => {}
+    }
     while let Some(b' ' | b'\t' | b'\n' | b'\r') = buf.get(i) {
         i += 1;
     }

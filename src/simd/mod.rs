@@ -293,6 +293,10 @@ pub(crate) fn plain_window_at(level: Level, chunk: &[u8; 64]) -> Option<bool> {
     }
 }
 
+/// Up to this many bytes, [`utf8_valid_up_to_at`] first asks whether the text is all ASCII,
+/// 8 bytes at a time, before calling a validator.
+const SHORT_ASCII_MAX: usize = 256;
+
 /// `Ok` when `buf` is all UTF-8, else the offset of the first offending byte.
 #[inline]
 pub(crate) fn utf8_valid_up_to(buf: &[u8]) -> Result<(), usize> {
@@ -303,6 +307,11 @@ pub(crate) fn utf8_valid_up_to(buf: &[u8]) -> Result<(), usize> {
 /// runtime dispatch); the scalar twin is `core::str::from_utf8`. Both implement the same
 /// definition of UTF-8, and the error offset always comes from `core`.
 pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize> {
+    // Short texts (tiny messages on the exact path, keys, ids) are nearly always ASCII:
+    // a few word ORs answer that without a validator call.
+    if buf.len() <= SHORT_ASCII_MAX && scalar::is_ascii_short(buf) {
+        return Ok(());
+    }
     if level != Level::Scalar && simdutf8::basic::from_utf8(buf).is_ok() {
         return Ok(());
     }
