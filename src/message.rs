@@ -6,6 +6,7 @@ use crate::id::{ErrorCode, Id, IdKind};
 use crate::json::string;
 use crate::kind::Kind;
 use crate::limits::MAX_DEPTH_LIMIT;
+use crate::scan::envelope::Named;
 use crate::scan::{skip, ws};
 use crate::text::Str;
 
@@ -359,6 +360,31 @@ impl<'a> Message<'a> {
     /// `params` of a request or notification (an object or an array).
     pub fn params(&self) -> Option<Raw<'a>> {
         Some(Raw::new(self.bytes, self.fields.params?))
+    }
+
+    /// `params.name`: what `params()` and then [`Raw::get`]`("name")` give. This is the tool
+    /// of a `tools/call` request and the prompt of a `prompts/get` request, as a router or
+    /// a tool policy reads it; [`Field::Duplicate`] when the key appears twice (after
+    /// unescaping), so no hop can resolve it differently. From a parser built with
+    /// [`Parser::note_params_name`](crate::Parser::note_params_name) in strict mode, the
+    /// scan noted it on its way through `params` and this takes no second pass.
+    ///
+    /// ```
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"name":"x"}}}"#).unwrap();
+    /// assert!(msg.params_name().as_str().unwrap() == "echo");
+    /// let twice = rpcscan::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","n\u0061me":"b"}}"#).unwrap();
+    /// assert!(twice.params_name().is_duplicate());
+    /// ```
+    pub fn params_name(&self) -> Field<'a> {
+        let Some(params) = self.fields.params else {
+            return Field::Missing;
+        };
+        match self.fields.params_name {
+            Named::Unknown => Raw::new(self.bytes, params).get("name"),
+            Named::Missing => Field::Missing,
+            Named::Unique(span) => Field::Unique(Raw::new(self.bytes, span)),
+            Named::Duplicate => Field::Duplicate,
+        }
     }
 
     /// `result` of a success response (any JSON value, `null` included).

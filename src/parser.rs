@@ -90,6 +90,7 @@ impl FromStr for Validation {
 pub struct Parser {
     validation: Validation,
     max_depth: usize,
+    note_params_name: bool,
 }
 
 impl Default for Parser {
@@ -101,7 +102,11 @@ impl Default for Parser {
 impl Parser {
     /// Strict validation, nesting limit 1024.
     pub const fn new() -> Self {
-        Parser { validation: Validation::Strict, max_depth: DEFAULT_MAX_DEPTH }
+        Parser {
+            validation: Validation::Strict,
+            max_depth: DEFAULT_MAX_DEPTH,
+            note_params_name: false,
+        }
     }
 
     /// Chooses how much is validated.
@@ -117,6 +122,30 @@ impl Parser {
     pub const fn max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = if max_depth > MAX_DEPTH_LIMIT { MAX_DEPTH_LIMIT } else { max_depth };
         self
+    }
+
+    /// Has strict mode note `params.name` on its way through `params`, so that
+    /// [`Message::params_name`] (the tool of a `tools/call`, the prompt of a `prompts/get`)
+    /// takes no second pass over `params`. For routers and tool policies; off by default,
+    /// where nothing reads it: the walk then looks at every key of `params` (a few
+    /// instructions each). Envelope mode never notes it (its skipper sees no keys);
+    /// `params_name` walks `params` then. Verdicts are the same either way.
+    ///
+    /// ```
+    /// use rpcscan::Parser;
+    /// let parser = Parser::new().note_params_name(true);
+    /// let msg = parser.parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#).unwrap();
+    /// assert!(msg.params_name().as_str().unwrap() == "echo");
+    /// ```
+    #[must_use]
+    pub const fn note_params_name(mut self, note: bool) -> Self {
+        self.note_params_name = note;
+        self
+    }
+
+    /// Whether strict mode notes `params.name` ([`Parser::note_params_name`]).
+    pub const fn notes_params_name(&self) -> bool {
+        self.note_params_name
     }
 
     /// The configured validation.
@@ -143,6 +172,7 @@ impl Parser {
     #[inline]
     pub fn parse<'a>(&self, msg: &'a [u8]) -> Result<Message<'a>, Invalid<'a>> {
         let mut facts = envelope::Facts::default();
+        facts.note_params_name = self.note_params_name;
         let top = match self.validation {
             Validation::Strict => dispatch::top::<true>(msg, self.max_depth, &mut facts),
             Validation::Envelope => dispatch::top::<false>(msg, self.max_depth, &mut facts),

@@ -19,6 +19,9 @@ fn agree(msg: &[u8]) -> oracle::Verdict {
     let shown = String::from_utf8_lossy(msg);
     if want.code != Some(-32700) {
         let env = ENVELOPE.parse(msg);
+        if let Ok(m) = &env {
+            check::params_name_agrees(m);
+        }
         assert_eq!(
             env.map(|m| m.kind()).map_err(|e| e.reason()),
             got.map(|m| m.kind()).map_err(|e| e.reason()),
@@ -48,6 +51,68 @@ proptest! {
     #[test]
     fn arbitrary_bytes_agree(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
         agree(&bytes);
+    }
+}
+
+/// Member keys of `params` for [`params_name_is_what_get_finds`]: `name`, its escaped
+/// forms, and keys that are nearly `name`.
+const KEYS: [&str; 10] = [
+    r#""name""#,
+    r#""n\u0061me""#,
+    r#""\u006eame""#,
+    r#""na\u006De""#,
+    r#""nam""#,
+    r#""names""#,
+    r#""Name""#,
+    r#""n\\ame""#,
+    r#""arguments""#,
+    r#""""#,
+];
+
+/// Values for [`params_name_is_what_get_finds`], `name`s nested in some.
+const VALUES: [&str; 12] = [
+    r#""echo""#,
+    r#""a\"b""#,
+    "1",
+    "-1.5e3",
+    "true",
+    "null",
+    "{}",
+    "[]",
+    r#"{"name":"inner"}"#,
+    r#"["name",{"name":2}]"#,
+    r#"{"a":{"name":1},"name":[3]}"#,
+    r#""name""#,
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 12 } else { 3_000 }, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// `params.name` noted by the walk (strict mode's exact walk under 128 bytes, its fast
+    /// path above; envelope mode's walk of `params`) is what `Raw::get` finds, on objects
+    /// of keys that are, are not or nearly are `name`, escaped or not, repeated or not.
+    #[test]
+    fn params_name_is_what_get_finds(
+        members in proptest::collection::vec(
+            (proptest::sample::select(&KEYS[..]), proptest::sample::select(&VALUES[..])),
+            0..6,
+        ),
+        pad in 0usize..160,
+        spaced in any::<bool>(),
+        params_first in any::<bool>(),
+    ) {
+        let sep = if spaced { " " } else { "" };
+        let body: Vec<String> = members.iter().map(|(k, v)| format!("{k}{sep}:{sep}{v}")).collect();
+        let params = format!(r#""params":{sep}{{{sep}{}{sep}}}"#, body.join(&format!(",{sep}")));
+        let pad = format!(r#""pad":"{}""#, "x".repeat(pad));
+        let (a, b) = if params_first { (&params, &pad) } else { (&pad, &params) };
+        let msg = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call",{a},{b}}}"#);
+        let want = oracle::classify(msg.as_bytes());
+        prop_assert_eq!(want.kind, oracle::Kind::Request, "{}", msg);
+        for parser in [Parser::new(), ENVELOPE] {
+            let m = parser.parse(msg.as_bytes()).expect("a valid request");
+            check::params_name_agrees(&m);
+        }
     }
 }
 

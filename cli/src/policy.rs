@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use rpcscan::{Message, Str};
+use rpcscan::{Kind, Message, Str};
 
 use crate::filter::glob;
 
@@ -67,9 +67,18 @@ impl Policy {
             && self.deny_tools.is_empty()
     }
 
+    /// `true` when a tool rule was given: checks then read `params.name` of `tools/call`
+    /// requests (a parser noting it, `Parser::note_params_name`, spares them a walk).
+    pub fn has_tool_rules(&self) -> bool {
+        !self.allow_tools.is_empty() || !self.deny_tools.is_empty()
+    }
+
     /// Checks a client request or notification; `Ok` forwards it.
     pub fn check(&self, msg: &Message<'_>) -> Result<(), Denial> {
-        self.check_with_tool(msg, || msg.mcp().tool_name())
+        // `params.name` as the scan noted it (`Mcp::tool_name` reads `_meta` too).
+        self.check_with_tool(msg, || {
+            (msg.kind() == Kind::Request).then(|| msg.params_name().as_str()).flatten()
+        })
     }
 
     /// [`Policy::check`] with the tool name from the caller (asked for only when a tool

@@ -243,12 +243,12 @@ fn reason_names() -> ArrayRef {
 
 /// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
 /// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
-/// too, a scan of every result object).
+/// too, a scan of every result object), and as the scan noted it (no walk of `params`).
 fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
     if m.kind() != Kind::Request || m.method()? != "tools/call" {
         return None;
     }
-    m.params()?.get("name").as_str()
+    m.params_name().as_str()
 }
 
 /// The subcommand that collects rows instead of printing.

@@ -1,7 +1,7 @@
 //! The rule book's verdict (docs/spec.md §3): what the top-level walk found
 //! ([`Facts`]) becomes the fields of a valid message or a -32600 rejection.
 
-use super::envelope::Facts;
+use super::envelope::{Facts, Named};
 use crate::id::IdKind;
 use crate::invalid::Reason;
 use crate::kind::Kind;
@@ -9,19 +9,54 @@ use crate::limits::Span;
 
 /// Everything the scanner learnt about a valid message, as spans. Kept separate from the
 /// bytes so an owned message can pair it with a `Bytes` handle instead of a slice.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// Equality leaves out `params_name`: it is a note of the walk, not a fact of the message
+/// (strict mode takes it on the way, envelope mode does not look, and
+/// `Message::params_name` gives the same answer either way), so views of one message
+/// compare equal whichever mode made them.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Fields {
     pub(crate) kind: Kind,
     pub(crate) id: Option<(Span, IdKind)>,
     /// String content (between the quotes) and whether it has escapes.
     pub(crate) method: Option<(Span, bool)>,
     pub(crate) params: Option<Span>,
+    /// `params.name` as the walk found it ([`Named::Unknown`]: not looked for).
+    pub(crate) params_name: Named,
     pub(crate) result: Option<Span>,
     pub(crate) error: Option<Span>,
     pub(crate) error_code: Option<Span>,
     pub(crate) error_message: Option<(Span, bool)>,
     pub(crate) error_data: Option<Span>,
 }
+
+impl PartialEq for Fields {
+    fn eq(&self, other: &Fields) -> bool {
+        let Fields {
+            kind,
+            id,
+            method,
+            params,
+            params_name: _,
+            result,
+            error,
+            error_code,
+            error_message,
+            error_data,
+        } = *self;
+        kind == other.kind
+            && id == other.id
+            && method == other.method
+            && params == other.params
+            && result == other.result
+            && error == other.error
+            && error_code == other.error_code
+            && error_message == other.error_message
+            && error_data == other.error_data
+    }
+}
+
+impl Eq for Fields {}
 
 /// A -32600 verdict: the reason and the id to answer with.
 pub(crate) type Rejection = (Reason, Option<(Span, IdKind)>);
@@ -48,6 +83,7 @@ pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
         id,
         method: None,
         params: f.params,
+        params_name: f.params_name,
         result: f.result,
         error: f.error,
         error_code: f.error_code,

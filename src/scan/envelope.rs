@@ -126,6 +126,57 @@ fn with_key<T>(raw: &[u8], escaped: bool, f: impl Fn(&[u8]) -> T) -> T {
     f(tmp.get(..n).unwrap_or_default())
 }
 
+/// `params.name`, as the strict walk found it on its way through `params` (the member
+/// routers and tool policies ask for), so that reading it takes no second pass over
+/// `params`. Keys are compared after unescaping, as [`crate::Raw::get`] compares them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Named {
+    /// Not looked for: envelope mode, whose skipper sees no keys (or no `params`).
+    #[default]
+    Unknown,
+    /// `params` is not an object, or has no member `name`.
+    Missing,
+    /// Exactly one member `name`: its value.
+    Unique(Span),
+    /// Two or more.
+    Duplicate,
+}
+
+impl Named {
+    /// One more member `name`, whose value is `value`.
+    #[inline(always)]
+    pub(crate) fn found(&mut self, value: Span) {
+        *self = match *self {
+            Named::Unique(_) | Named::Duplicate => Named::Duplicate,
+            Named::Unknown | Named::Missing => Named::Unique(value),
+        };
+    }
+}
+
+/// Whether the key whose quotes are at `open` and `end - 1` (its contents already checked)
+/// is `name` after unescaping. Plain `name` is one length test and one 4-byte compare; an
+/// escaped one is 5 to 24 bytes long (`\u006e` for each letter at most), starts with `n`
+/// or a backslash and ends with `e` or the `5` of `\u0065`, so other keys are turned away
+/// by their length and two bytes, without looking for a backslash.
+#[inline(always)]
+pub(crate) fn is_name_key(buf: &[u8], open: usize, end: usize) -> bool {
+    let len = end.wrapping_sub(open + 2);
+    if len == 4 {
+        return buf.get(open + 1..open + 5) == Some(b"name");
+    }
+    if !(5..=24).contains(&len) {
+        return false;
+    }
+    match buf.get(open + 1..end - 1) {
+        Some(raw @ [first, .., last]) => {
+            matches!(first, b'n' | b'\\')
+                && matches!(last, b'e' | b'5')
+                && with_key(raw, true, |k| k == b"name")
+        }
+        _ => false,
+    }
+}
+
 /// What the walk found at the top level of an object.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub(crate) struct Facts {
@@ -139,6 +190,12 @@ pub(crate) struct Facts {
     pub(super) method: Option<Option<(Span, bool)>>,
     pub(super) params: Option<Span>,
     pub(super) params_ok: bool,
+    /// `params.name` (strict mode, when `note_params_name` asked for it; else
+    /// [`Named::Unknown`]).
+    pub(super) params_name: Named,
+    /// Given to the walk, not found by it (kept when the walk resets the facts): note
+    /// `params.name` on the way through `params`.
+    pub(crate) note_params_name: bool,
     pub(super) result: Option<Span>,
     pub(super) error: Option<Span>,
     pub(super) error_ok: bool,
@@ -148,7 +205,7 @@ pub(crate) struct Facts {
 }
 
 #[inline(always)]
-fn span(start: usize, end: usize) -> Span {
+pub(crate) fn span(start: usize, end: usize) -> Span {
     // Messages are at most MAX_MESSAGE_LEN (u32::MAX) bytes, checked before the walk.
     Span::new(start as u32, end as u32)
 }
@@ -244,6 +301,9 @@ pub(crate) trait Source<'a> {
     fn null(&mut self, at: usize) -> Result<usize, Self::Error>;
     /// Any value at `at`, nested at `depth`: the offset after it.
     fn skip(&mut self, at: usize, depth: usize) -> Result<usize, Self::Error>;
+    /// The value of `params` at `at` (nested at depth 2): the offset after it, and
+    /// `params.name` as the walk found it.
+    fn params(&mut self, at: usize) -> Result<(usize, Named), Self::Error>;
     /// After a member's value ending at `end`: `(true, next key)` or `(false, offset after
     /// the object)`.
     fn next_member(&mut self, end: usize) -> Result<(bool, usize), Self::Error>;
@@ -329,6 +389,19 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
     }
 
     #[inline(always)]
+    fn params(&mut self, at: usize) -> Result<(usize, Named), JsonError> {
+        if !STRICT {
+            return Ok((self.skip(at, 2)?, Named::Unknown));
+        }
+        if self.buf.get(at) != Some(&b'{') {
+            return Ok((self.skip(at, 2)?, Named::Missing));
+        }
+        let mut name = Named::Missing;
+        let end = skip::container_strict_named(self.buf, at, 2, self.max_depth, &mut name)?;
+        Ok((end, name))
+    }
+
+    #[inline(always)]
     fn next_member(&mut self, end: usize) -> Result<(bool, usize), JsonError> {
         next_member(self.buf, end)
     }
@@ -342,7 +415,7 @@ pub(crate) fn object<'a, S: Source<'a>>(
     open: usize,
     f: &mut Facts,
 ) -> Result<usize, S::Error> {
-    *f = Facts::default();
+    *f = Facts { note_params_name: f.note_params_name, ..Facts::default() };
     if s.max_depth() < 1 {
         return Err(s.too_deep(open));
     }
@@ -387,7 +460,9 @@ pub(crate) fn object<'a, S: Source<'a>>(
                 }
             }
             Key::Params => {
-                let end = s.skip(v, 2)?;
+                let (end, name) =
+                    if f.note_params_name { s.params(v)? } else { (s.skip(v, 2)?, Named::Unknown) };
+                f.params_name = name;
                 f.params = Some(span(v, end));
                 f.params_ok = matches!(buf.get(v), Some(b'{' | b'['));
                 end

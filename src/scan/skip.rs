@@ -4,6 +4,7 @@
 //! Containers are walked iteratively with an explicit bit stack, never by recursion, so
 //! the depth limit is a number, not a stack size.
 
+use super::envelope::{is_name_key, span, Named};
 use super::ws;
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -76,9 +77,9 @@ fn too_deep(at: usize) -> JsonError {
 }
 
 /// After `,` in an object, or after `{`: a key, its colon, and the whitespace before the
-/// value. Returns the offset of the value.
+/// value. Returns the offset after the key's closing quote and the offset of the value.
 #[inline(always)]
-fn member_key(buf: &[u8], i: usize) -> Result<usize, JsonError> {
+fn member_key(buf: &[u8], i: usize) -> Result<(usize, usize), JsonError> {
     if buf.get(i) != Some(&b'"') {
         return Err(JsonError::unexpected(buf, i));
     }
@@ -87,7 +88,7 @@ fn member_key(buf: &[u8], i: usize) -> Result<usize, JsonError> {
     if buf.get(colon) != Some(&b':') {
         return Err(JsonError::unexpected(buf, colon));
     }
-    Ok(ws(buf, colon + 1))
+    Ok((end, ws(buf, colon + 1)))
 }
 
 fn container_strict(
@@ -96,6 +97,34 @@ fn container_strict(
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
+    container_strict_with::<false>(buf, pos, depth, max_depth, &mut Named::Unknown)
+}
+
+/// The object `params` at `pos` (nested at `depth`), skipped strictly as
+/// [`container_strict`] skips it, noting its member `name` in `name` on the way.
+pub(crate) fn container_strict_named(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    name: &mut Named,
+) -> Result<usize, JsonError> {
+    container_strict_with::<true>(buf, pos, depth, max_depth, name)
+}
+
+/// [`container_strict`]; with `NAMED`, the members `name` of the outermost container
+/// (an object: `params`) go to `name`.
+#[inline(always)]
+fn container_strict_with<const NAMED: bool>(
+    buf: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    name: &mut Named,
+) -> Result<usize, JsonError> {
+    // The value of a member `name` of the outermost object starts here; its end is known
+    // when the walk is back at that object's level.
+    let mut pending: Option<usize> = None;
     let mut nest = Nesting::new();
     let mut level = 0usize; // containers open inside this call
     let mut i = pos;
@@ -120,7 +149,11 @@ fn container_strict(
                         i += 1;
                     }
                     _ if object => {
-                        i = member_key(buf, i)?;
+                        let (key_end, value) = member_key(buf, i)?;
+                        if NAMED && level == 1 && is_name_key(buf, i, key_end) {
+                            pending = Some(value);
+                        }
+                        i = value;
                         continue 'value;
                     }
                     _ => continue 'value,
@@ -134,13 +167,22 @@ fn container_strict(
             if level == 0 {
                 return Ok(i);
             }
+            if NAMED && level == 1 {
+                if let Some(start) = pending.take() {
+                    name.found(span(start, i));
+                }
+            }
             i = ws(buf, i);
             let object = nest.is_object(level - 1);
             match buf.get(i) {
                 Some(b',') => {
                     i = ws(buf, i + 1);
                     if object {
-                        i = member_key(buf, i)?;
+                        let (key_end, value) = member_key(buf, i)?;
+                        if NAMED && level == 1 && is_name_key(buf, i, key_end) {
+                            pending = Some(value);
+                        }
+                        i = value;
                     }
                     continue 'value;
                 }

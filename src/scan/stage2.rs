@@ -9,7 +9,7 @@
 //! then runs the exact path, which finds and reports the error. So this path never decides
 //! what an error is; it only has to be right about what is valid.
 
-use super::envelope::{self, Source};
+use super::envelope::{self, Named, Source};
 use super::Top;
 use crate::json::{literal, number};
 use crate::simd::skipper::Nesting;
@@ -144,17 +144,25 @@ where
     }
 
     /// After `{` or `,` in an object: the key at token `at`, its colon, and the value's token.
+    /// Returns the offset after the key's closing quote and the value's token.
     #[inline(always)]
-    fn member_at(&mut self, at: usize, pos: &mut Pos) -> Result<usize, Bail> {
+    fn member_at(&mut self, at: usize, pos: &mut Pos) -> Result<(usize, usize), Bail> {
         if !self.is(at, b'"') {
             return Err(Bail);
         }
-        self.close_string_at(pos)?;
+        let key_end = self.close_string_at(pos)?;
         let colon = self.next_at(pos)?;
         if !self.is(colon, b':') {
             return Err(Bail);
         }
-        self.next_at(pos)
+        Ok((key_end, self.next_at(pos)?))
+    }
+
+    /// With `NAMED`, a member key of the outermost container (`params`) at `at`, ending at
+    /// `key_end`: whether it is `name`.
+    #[inline(always)]
+    fn is_name<const NAMED: bool>(&self, level: usize, at: usize, key_end: usize) -> bool {
+        NAMED && level == 1 && envelope::is_name_key(self.buf, at, key_end)
     }
 
     /// The container at `open` (nested at `depth`), iteratively: the offset after its close.
@@ -163,13 +171,33 @@ where
     #[inline(never)]
     fn container(&mut self, open: usize, depth: usize) -> Result<usize, Bail> {
         let mut pos = self.tokens.pos();
-        let end = self.container_at(open, depth, &mut pos);
+        let end = self.container_at::<false>(open, depth, &mut pos, &mut Named::Unknown);
         self.tokens.set_pos(pos);
         end
     }
 
+    /// [`container`](Self::container) for the object `params`, noting its member `name`.
+    #[inline(never)]
+    fn container_named(&mut self, open: usize, name: &mut Named) -> Result<usize, Bail> {
+        let mut pos = self.tokens.pos();
+        let end = self.container_at::<true>(open, 2, &mut pos, name);
+        self.tokens.set_pos(pos);
+        end
+    }
+
+    /// The walk of [`container`](Self::container); with `NAMED`, the members `name` of the
+    /// outermost container (an object: `params`) go to `name`.
     #[inline(always)]
-    fn container_at(&mut self, open: usize, depth: usize, pos: &mut Pos) -> Result<usize, Bail> {
+    fn container_at<const NAMED: bool>(
+        &mut self,
+        open: usize,
+        depth: usize,
+        pos: &mut Pos,
+        name: &mut Named,
+    ) -> Result<usize, Bail> {
+        // Where the value of a member `name` of the outermost object starts; its end is
+        // known when the walk is back at that object's level.
+        let mut pending: Option<usize> = None;
         let mut nest = Nesting::new();
         let mut level = 0usize;
         let mut i = open;
@@ -193,7 +221,11 @@ where
                             t + 1
                         }
                         _ if object => {
-                            i = self.member_at(t, pos)?;
+                            let (key_end, value) = self.member_at(t, pos)?;
+                            if self.is_name::<NAMED>(level, t, key_end) {
+                                pending = Some(value);
+                            }
+                            i = value;
                             continue 'value;
                         }
                         _ => {
@@ -210,12 +242,25 @@ where
                 if level == 0 {
                     return Ok(end);
                 }
+                if NAMED && level == 1 {
+                    if let Some(start) = pending.take() {
+                        name.found(envelope::span(start, end));
+                    }
+                }
                 let t = self.next_at(pos)?;
                 let object = nest.is_object(level - 1);
                 match self.buf.get(t) {
                     Some(b',') => {
                         let k = self.next_at(pos)?;
-                        i = if object { self.member_at(k, pos)? } else { k };
+                        i = if object {
+                            let (key_end, value) = self.member_at(k, pos)?;
+                            if self.is_name::<NAMED>(level, k, key_end) {
+                                pending = Some(value);
+                            }
+                            value
+                        } else {
+                            k
+                        };
                         continue 'value;
                     }
                     Some(b'}') if object => {}
@@ -322,6 +367,16 @@ where
     }
 
     #[inline(always)]
+    fn params(&mut self, at: usize) -> Result<(usize, Named), Bail> {
+        if !self.is(at, b'{') {
+            return Ok((self.skip(at, 2)?, Named::Missing));
+        }
+        let mut name = Named::Missing;
+        let end = self.container_named(at, &mut name)?;
+        Ok((end, name))
+    }
+
+    #[inline(always)]
     fn skip(&mut self, at: usize, depth: usize) -> Result<usize, Bail> {
         match self.buf.get(at) {
             Some(b'"') => self.close_string(),
@@ -361,7 +416,13 @@ pub(crate) mod tests {
     /// The fast path at every level agrees with the exact path: when it answers, the exact
     /// path accepts with the same facts; on valid JSON it always answers.
     pub(crate) fn check(buf: &[u8], max_depth: usize) {
-        let mut exact_facts = Facts::default();
+        check_noting(buf, max_depth, false);
+        check_noting(buf, max_depth, true);
+    }
+
+    /// [`check`], with the walks noting `params.name` or not.
+    fn check_noting(buf: &[u8], max_depth: usize, note_params_name: bool) {
+        let mut exact_facts = Facts { note_params_name, ..Facts::default() };
         let exact = match crate::json::utf8::validate(buf) {
             Ok(()) => exact_walk::<true>(buf, max_depth, &mut exact_facts),
             Err(bad) => Err(crate::json::JsonError::new(crate::Reason::InvalidUtf8, bad)),
@@ -371,7 +432,7 @@ pub(crate) mod tests {
         let exact = exact.map(|top| (top, facts_of(&top, exact_facts)));
         for level in levels() {
             // Start from facts that are not the default, to show the walk overwrites them.
-            let mut facts = stale_facts();
+            let mut facts = Facts { note_params_name, ..stale_facts() };
             match dispatch::strict_fast_at(level, buf, max_depth, &mut facts) {
                 Some(top) => assert_eq!(
                     exact.as_ref().ok(),
@@ -385,6 +446,49 @@ pub(crate) mod tests {
                     String::from_utf8_lossy(buf)
                 ),
             }
+        }
+    }
+
+    /// Asked to, both strict walks note `params.name` (the exact one under 128 bytes, the
+    /// fast path at every level above), the same way; envelope mode does not look, and
+    /// neither walk does unasked.
+    #[test]
+    fn strict_walks_note_params_name() {
+        use crate::scan::envelope::Named;
+        let short = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":1},"name":"echo"}}"#.to_vec();
+        let mut long = short.clone();
+        long.splice(1..1, format!(r#""pad":"{}","#, "x".repeat(120)).bytes());
+        let twice =
+            br#"{"jsonrpc":"2.0","method":"m","params":{"name":[1,{"name":2}],"n\u0061me":3}}"#;
+        for (msg, want) in
+            [(&short[..], Some(&b"\"echo\""[..])), (&long[..], Some(b"\"echo\"")), (twice, None)]
+        {
+            let noting = Facts { note_params_name: true, ..Facts::default() };
+            let mut exact = noting;
+            assert_eq!(exact_walk::<true>(msg, 64, &mut exact), Ok(Top::Object));
+            match want {
+                Some(want) => assert!(
+                    matches!(exact.params_name, Named::Unique(span) if span.of(msg) == want),
+                    "{:?}",
+                    exact.params_name
+                ),
+                None => assert_eq!(exact.params_name, Named::Duplicate),
+            }
+            for level in levels() {
+                let mut fast = noting;
+                assert_eq!(dispatch::strict_fast_at(level, msg, 64, &mut fast), Some(Top::Object));
+                assert_eq!(fast.params_name, exact.params_name, "{level:?}");
+                // Not asked: not noted.
+                let mut quiet = Facts::default();
+                assert_eq!(dispatch::strict_fast_at(level, msg, 64, &mut quiet), Some(Top::Object));
+                assert_eq!(quiet.params_name, Named::Unknown);
+            }
+            let mut quiet = Facts::default();
+            assert_eq!(exact_walk::<true>(msg, 64, &mut quiet), Ok(Top::Object));
+            assert_eq!(quiet.params_name, Named::Unknown);
+            let mut envelope = noting;
+            assert_eq!(exact_walk::<false>(msg, 64, &mut envelope), Ok(Top::Object));
+            assert_eq!(envelope.params_name, Named::Unknown);
         }
     }
 

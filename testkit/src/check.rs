@@ -174,6 +174,7 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
             assert_eq!(method, want.method, "method of {shown}");
             let code = m.error_code().map(|c| String::from_utf8_lossy(c.raw()).into_owned());
             assert_eq!(code, want.error_code, "error code of {shown}");
+            params_name_agrees(m);
         }
         Err(e) => {
             assert_eq!(
@@ -194,6 +195,23 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
                 );
             }
         }
+    }
+}
+
+/// `params.name` as the walk noted it is what a walk of `params` by `Raw::get` finds, and
+/// a parser noting it (`Parser::note_params_name`) gives the same message.
+pub fn params_name_agrees(m: &Message<'_>) {
+    let walked = m.params().map_or(rpcscan::Field::Missing, |p| p.get("name"));
+    assert_eq!(m.params_name(), walked, "params.name of {}", show(m.as_bytes()));
+    for validation in Validation::ALL {
+        let noting = Parser::new().validation(validation).note_params_name(true);
+        let Ok(noted) = noting.parse(m.as_bytes()) else {
+            panic!("{validation} noting params.name rejects {}", show(m.as_bytes()));
+        };
+        if validation == Validation::Strict {
+            assert_eq!(noted, *m, "noting params.name changes {}", show(m.as_bytes()));
+        }
+        assert_eq!(noted.params_name(), walked, "noted params.name of {}", show(m.as_bytes()));
     }
 }
 

@@ -109,11 +109,12 @@ fn with_integer_id<T>(raw: &[u8], f: impl FnOnce(&Id<'_>) -> T) -> Option<T> {
 impl Router {
     pub fn new(policy: Policy, max_message_size: usize, max_in_flight: usize, log: Log) -> Self {
         Router {
+            // The tool policy reads `params.name` of every `tools/call`: noted by the scan.
+            parser: Parser::new().note_params_name(policy.has_tool_rules()),
             policy,
             max_message_size,
             max_in_flight,
             log,
-            parser: Parser::new(),
             state: Mutex::new(State {
                 table: Correlation::new(),
                 cancelled: Cancelled::default(),
