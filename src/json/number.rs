@@ -6,7 +6,7 @@ use crate::error::JsonError;
 /// Scans a number starting at `pos`. Returns the offset after it and whether it is an
 /// integer literal (no fraction, no exponent). What follows the number is the caller's to
 /// check (`01` scans as `0`, and the `1` is then out of place).
-#[inline]
+#[inline(always)]
 pub(crate) fn scan(buf: &[u8], pos: usize) -> Result<(usize, bool), JsonError> {
     let mut i = pos;
     if buf.get(i) == Some(&b'-') {

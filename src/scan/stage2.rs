@@ -296,6 +296,13 @@ where
     }
 
     #[inline(always)]
+    fn version_first(&mut self, _open: usize) -> Option<usize> {
+        // The token stream would have to be moved past the member's six tokens one by one:
+        // no shortcut.
+        None
+    }
+
+    #[inline(always)]
     fn enter(&mut self, _open: usize) -> Result<Result<usize, usize>, Bail> {
         let t = self.next()?;
         Ok(if self.is(t, b'}') { Err(t + 1) } else { Ok(t) })
@@ -500,6 +507,14 @@ pub(crate) mod tests {
             br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"m","data":{"k":[]}}}"#,
             br#"{"jsonrpc":"2.0","id":1e3,"error":{"code":1.5,"message":1,"code":2}}"#,
             br#"{"\u006dethod":"m","jsonrpc":"2.0","method":"n"}"#,
+            // The exact path reads a plain `{"jsonrpc":"2.0",` at once.
+            br#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0", "id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","jsonrpc":"1.0","id":1,"result":{}}"#,
+            br#"{"jsonrpc":"2.0","#,
+            br#"{"jsonrpc":"2.0",}"#,
+            br#"{"jsonrpc":"2.0",,"id":1}"#,
             br#"[1,{"a":"b"},[]]"#,
             br#""just a string""#,
             b"123",
