@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "simd/scalar.rs",
             "simd/x86.rs",
+            "simd/sse2.rs",
             "simd/avx2.rs",
             "simd/avx512.rs",
             "simd/avx512_utf8.rs",

@@ -14,10 +14,11 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
     let start = open + 1;
     // Short strings (keys, ids, versions, methods such as `notifications/progress`) end in
     // the first 32 bytes: no kernel call.
-    let hit = simd::string_special_in_word(buf, start)
-        .or_else(|| simd::string_special_in_word(buf, start + 8))
-        .or_else(|| simd::string_special_in_word(buf, start + 16))
-        .or_else(|| simd::string_special_in_word(buf, start + 24));
+    // (A `match`, not `or_else`: the closure call was left out of line.)
+    let hit = match simd::string_special_in_16(buf, start) {
+        None => simd::string_special_in_16(buf, start + 16),
+        hit => hit,
+    };
     if let Some(hit) = hit {
         if buf.get(hit) == Some(&b'"') {
             return Ok((hit + 1, false));

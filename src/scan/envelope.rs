@@ -323,8 +323,9 @@ pub(crate) struct Exact<'a, const STRICT: bool, K, S> {
     pub(crate) max_depth: usize,
     /// Envelope mode's container skipper.
     pub(crate) container: K,
-    /// The strings the walk reads ([`checked_string`], or a kernel level's inline look
-    /// in front of it).
+    /// Envelope mode's strings that the walk reads ([`checked_string`], or a kernel
+    /// level's inline look in front of it). Strict mode reads them with
+    /// [`checked_string`] itself, called directly so that it inlines.
     pub(crate) string: S,
 }
 
@@ -379,6 +380,12 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
 
     #[inline(always)]
     fn string(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
+        if STRICT {
+            // Strict mode's walk always reads strings with `checked_string` (no kernel
+            // level passes a look of its own): called directly, it inlines, where the
+            // call through `S` stayed out of line.
+            return checked_string::<true>(self.buf, at);
+        }
         (self.string)(self.buf, at)
     }
 

@@ -55,8 +55,9 @@ pub(crate) fn walk<const STRICT: bool>(
     )
 }
 
-/// [`walk`], with envelope mode's containers skipped by `container` (each kernel level
-/// instantiates the whole walk with its own skipper, so the skipper inlines).
+/// [`walk`], with envelope mode's containers skipped by `container` and the strings it
+/// reads looked at by `string` (each kernel level instantiates the whole walk with its own
+/// skipper and look, so they inline); strict mode uses neither.
 #[inline(always)]
 pub(crate) fn walk_with<const STRICT: bool>(
     buf: &[u8],

@@ -10,13 +10,14 @@
 //! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
 //! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
 //! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`, `avx512_utf8.rs`,
-//! `avx512_unescape.rs`, `neon.rs`, with `x86.rs` shared by the x86 ones and `classes.rs`
-//! by the vector ones) instantiate them with their kernels; this file and `level.rs` pick
-//! the level. Walks of the layers above (stage 2, envelope mode's top-level walk) are
+//! `avx2_unescape.rs`, `avx512_unescape.rs`, `neon.rs`, and `sse2.rs` for the x86_64
+//! baseline, with `x86.rs` shared by the x86 ones and `classes.rs` by the vector ones)
+//! instantiate them with their kernels; this file and `level.rs` pick the level. Walks of the layers above (stage 2, envelope mode's top-level walk) are
 //! instantiated in `dispatch`.
 //!
-//! Kernels that run per string are preceded by an inline SWAR look at the first bytes, so
-//! short strings (most keys) never pay for the out-of-line call.
+//! Kernels that run per string are preceded by an inline look at the first bytes (16 at a
+//! time: SSE2 and NEON are in their targets' baselines; SWAR words elsewhere), so short
+//! strings (most keys) never pay for the out-of-line call.
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
@@ -40,6 +41,8 @@ pub(crate) mod neon;
 mod prefetch;
 pub(crate) mod scalar;
 pub(crate) mod skipper;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod sse2;
 pub(crate) mod stage1;
 pub(crate) mod string;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
@@ -49,7 +52,42 @@ use crate::error::JsonError;
 
 pub use level::{kernel_level, KernelLevel};
 pub(crate) use level::{level, Level};
-pub(crate) use scalar::string_special_in_word;
+
+/// The first string-special byte (`"`, `\\`, below 0x20) among the 16 at `from`:
+/// `Some(offset)`; or, when fewer than 16 bytes remain, the answer for the rest of the
+/// buffer (as [`scalar::string_special_in_word`] gives it for 8). `None`: 16 plain bytes.
+///
+/// One vector compare where the target has 16-byte vectors in its baseline (SSE2 on
+/// x86_64, NEON on aarch64: no run-time detection, so it inlines into every string scan
+/// at every level); two SWAR words elsewhere, its scalar twin.
+#[inline(always)]
+pub(crate) fn string_special_in_16(buf: &[u8], from: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    if let Some(window) = sixteen(buf, from) {
+        let mask = sse2::special_16(window);
+        return (mask != 0).then(|| from + mask.trailing_zeros() as usize);
+    }
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_feature = "neon",
+        not(miri),
+        not(rpcscan_disable_simd)
+    ))]
+    if let Some(window) = sixteen(buf, from) {
+        // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
+        // `target_feature = "neon"` holds).
+        let mask = unsafe { neon::special_16_neon(window) };
+        return (mask != 0).then(|| from + mask.trailing_zeros() as usize);
+    }
+    scalar::string_special_in_16(buf, from)
+}
+
+/// The 16 bytes of `buf` at `at`, when they are there.
+#[allow(dead_code)] // Only targets with a 16-byte look read it.
+#[inline(always)]
+fn sixteen(buf: &[u8], at: usize) -> Option<&[u8; 16]> {
+    buf.get(at..at.checked_add(16)?)?.try_into().ok()
+}
 
 /// The rest of a string from `from` (just inside it): the offset after the closing quote
 /// and whether it had escapes. One call per string, whatever its escapes.
@@ -330,6 +368,38 @@ pub(crate) mod tests {
             let buf = &mut storage[align..align + msg.len()];
             buf.copy_from_slice(msg);
             f(buf);
+        }
+    }
+
+    /// The 16-byte look at a string's start (SSE2 / NEON where the target has it) gives its
+    /// scalar twin's answer: every byte value at every position of the window, a second
+    /// special byte after the first, windows cut short by the end of the buffer, every
+    /// alignment.
+    #[test]
+    #[cfg_attr(miri, ignore = "the vector look is not compiled under miri")]
+    fn sixteen_byte_look_equals_its_twin() {
+        let twin = scalar::string_special_in_16;
+        for len in 0..=40usize {
+            for from in 0..=len.min(20) {
+                let base = vec![b'k'; len];
+                assert_eq!(string_special_in_16(&base, from), twin(&base, from), "{len} {from}");
+                for at in from..len.min(from + 17) {
+                    for b in 0..=255u8 {
+                        let mut buf = base.clone();
+                        buf[at] = b;
+                        if let Some(next) = buf.get_mut(at + 3) {
+                            *next = b'"';
+                        }
+                        at_each_alignment(&buf, |buf| {
+                            assert_eq!(
+                                string_special_in_16(buf, from),
+                                twin(buf, from),
+                                "{len} {from} {at} {b:#x}"
+                            );
+                        });
+                    }
+                }
+            }
         }
     }
 

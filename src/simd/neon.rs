@@ -128,6 +128,15 @@ fn high(v: uint8x16_t) -> uint8x16_t {
     vcltzq_s8(vreinterpretq_s8_u8(v))
 }
 
+/// Mask of `"`, `\\` and control bytes among the 16 of `window` (bit k = byte k): the
+/// look at a string's start (`simd::string_special_in_16`).
+#[inline]
+#[target_feature(enable = "neon")]
+pub(super) fn special_16_neon(window: &[u8; 16]) -> u32 {
+    let bits = vandq_u8(special(load16(window)), load16(&WEIGHTS));
+    u32::from(vaddv_u8(vget_low_u8(bits))) | u32::from(vaddv_u8(vget_high_u8(bits))) << 8
+}
+
 /// Mask of `"`, `\\` and control bytes among the 32 at `i`.
 #[inline]
 #[target_feature(enable = "neon")]

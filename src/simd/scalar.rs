@@ -85,6 +85,16 @@ pub(crate) fn string_special_in_word(buf: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// [`string_special_in_word`] for the 16 bytes at `from`: two words (the scalar twin of
+/// the 16-byte vector look, `simd::string_special_in_16`).
+#[inline(always)]
+pub(crate) fn string_special_in_16(buf: &[u8], from: usize) -> Option<usize> {
+    match string_special_in_word(buf, from) {
+        None => string_special_in_word(buf, from + 8),
+        hit => hit,
+    }
+}
+
 /// Exact mask of string-special bytes among the 8 at `at` (bit k = byte `at + k`).
 #[inline(always)]
 pub(crate) fn string_special_window(buf: &[u8], at: usize) -> Option<u64> {
