@@ -161,9 +161,15 @@ impl Parser {
     /// The verdict alone.
     #[inline]
     pub fn classify(&self, msg: &[u8]) -> Kind {
-        match self.parse(msg) {
-            Ok(m) => m.kind(),
-            Err(_) => Kind::Invalid,
+        // `parse` without building the message view: only the verdict leaves.
+        let mut facts = envelope::Facts::default();
+        let top = match self.validation {
+            Validation::Strict => dispatch::top::<true>(msg, self.max_depth, &mut facts),
+            Validation::Envelope => dispatch::top::<false>(msg, self.max_depth, &mut facts),
+        };
+        match top {
+            Ok(Top::Object) => decide::decide(&facts).map_or(Kind::Invalid, |fields| fields.kind),
+            _ => Kind::Invalid,
         }
     }
 

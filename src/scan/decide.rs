@@ -62,6 +62,7 @@ impl Eq for Fields {}
 pub(crate) type Rejection = (Reason, Option<(Span, IdKind)>);
 
 /// docs/spec.md §3, applied in the documented order (see the crate docs, "Reason order").
+#[inline]
 pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
     let id = f.id.and_then(|(span, kind)| Some((span, kind?)));
     let usable = match id {

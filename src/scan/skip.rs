@@ -60,8 +60,16 @@ pub(crate) fn value_with<const STRICT: bool>(
 
 /// A number or a literal, always checked strictly (they are short, and checking them keeps
 /// envelope mode closer to strict mode on bad input).
-#[inline]
+#[inline(never)]
 pub(crate) fn scalar(buf: &[u8], pos: usize) -> Result<usize, JsonError> {
+    scalar_inline(buf, pos)
+}
+
+/// [`scalar`], inlined into strict mode's container walk (most of a small container's
+/// values are numbers and literals; inlined into envelope mode's walk too, it made that
+/// walk slower).
+#[inline(always)]
+fn scalar_inline(buf: &[u8], pos: usize) -> Result<usize, JsonError> {
     match buf.get(pos) {
         Some(b't') => literal::scan(buf, pos, b"true"),
         Some(b'f') => literal::scan(buf, pos, b"false"),
@@ -160,7 +168,7 @@ fn container_strict_with<const NAMED: bool>(
                 }
             }
             Some(b'"') => i = string::scan_strict(buf, i)?.0,
-            _ => i = scalar(buf, i)?,
+            _ => i = scalar_inline(buf, i)?,
         }
         // After a value: `,` or the close of the innermost container.
         loop {
