@@ -423,7 +423,11 @@ pub(crate) mod tests {
     /// The fast path at every level agrees with the exact path: when it answers, the exact
     /// path accepts with the same facts; on valid JSON it always answers.
     pub(crate) fn check(buf: &[u8], max_depth: usize) {
-        check_noting(buf, max_depth, false);
+        // Under miri (interpreted, ~10^4 times slower) the noting walk alone: it runs the
+        // plain container walk too, for every container but `params`.
+        if !cfg!(miri) {
+            check_noting(buf, max_depth, false);
+        }
         check_noting(buf, max_depth, true);
     }
 

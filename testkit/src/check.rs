@@ -203,6 +203,10 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
 pub fn params_name_agrees(m: &Message<'_>) {
     let walked = m.params().map_or(rpcscan::Field::Missing, |p| p.get("name"));
     assert_eq!(m.params_name(), walked, "params.name of {}", show(m.as_bytes()));
+    if cfg!(miri) {
+        // Two more parses per message: native runs (and the fuzz targets) cover them.
+        return;
+    }
     for validation in Validation::ALL {
         let noting = Parser::new().validation(validation).note_params_name(true);
         let Ok(noted) = noting.parse(m.as_bytes()) else {
