@@ -653,6 +653,27 @@ fn hot_paths_allocate_nothing() {
             .unwrap();
     }
     let mut buf = [0u8; 64];
+    // Requests forwarded and answered, 32 in flight: once the table has grown to that, a
+    // round trip allocates nothing.
+    let request = parse(CALL);
+    let answers: Vec<Vec<u8>> = (1..=2048u64)
+        .map(|n| format!(r#"{{"jsonrpc":"2.0","id":{n},"result":{{}}}}"#).into_bytes())
+        .collect();
+    let mut relay = Correlation::new();
+    let mut round_trips = |range: std::ops::Range<usize>, out: &mut Vec<u8>| {
+        for n in range {
+            out.clear();
+            relay.forward(1u8, &request, out);
+            if n >= 32 {
+                let answer = rpcscan::parse(&answers[n - 32]).unwrap();
+                out.clear();
+                assert_eq!(relay.restore(&answer, out), Some(1));
+            }
+        }
+    };
+    round_trips(0..1024, &mut out);
+    let n = allocations_during(|| round_trips(1024..2048, &mut out));
+    assert_eq!(n, 0, "forwarding and restoring");
     let n = allocations_during(|| {
         for bytes in &messages {
             let Ok(msg) = rpcscan::parse(bytes) else {
