@@ -33,6 +33,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "simd/x86.rs",
             "simd/sse2.rs",
             "simd/avx2.rs",
+            "simd/avx2_utf8.rs",
             "simd/avx512.rs",
             "simd/avx512_utf8.rs",
             "simd/avx2_unescape.rs",

@@ -18,7 +18,7 @@ pub(super) unsafe fn strict_fast_avx2(
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    stage2::walk::<_, true>(
+    stage2::walk::<_, false>(
         buf,
         max_depth,
         stage1::Stage1 {

@@ -1,5 +1,6 @@
 //! AVX2 kernels (32 bytes per step): the string window, the skipper's and stage 1's block
-//! masks, and the skipper and stage-1 block instantiated with them.
+//! masks, and the skipper and stage-1 block instantiated with them; stage 1 checks UTF-8
+//! in the block and in the long-string run ([`utf8_block_avx2`], [`utf8_run_avx2`]).
 //!
 //! Every function here is `#[target_feature]`; callers reach them only after
 //! [`has_avx2`](super::x86::has_avx2) said yes. Every load reads from a slice or array that
@@ -7,6 +8,7 @@
 
 use core::arch::x86_64::*;
 
+use super::avx2_utf8::{utf8_block_avx2, utf8_run_avx2};
 use super::skipper::{self, Masks};
 use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
@@ -135,18 +137,18 @@ pub(super) fn string_run_avx2(buf: &[u8], i: usize) -> usize {
     })
 }
 
-/// Stage 1's long-string run (`stage1::run`): 64 bytes per test; UTF-8 is left to the
-/// range check.
+/// Stage 1's long-string run (`stage1::run`): 64 bytes per test, UTF-8 checked in the
+/// window as the block checks it ([`utf8_run_avx2`]).
 #[target_feature(enable = "avx2")]
 pub(crate) fn run_avx2(utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
-    stage1::run(utf8, rest, |chunk| plain_window_avx2(chunk), stage1::range_run_utf8)
+    utf8_run_avx2(utf8, rest, |chunk| plain_window_avx2(chunk))
 }
 
 /// The window test of [`run_avx2`]: `None` when the 64 bytes hold a quote, backslash or
-/// control byte, else the mask of the bytes that are not ASCII.
+/// control byte, else the two halves loaded and the mask of the bytes that are not ASCII.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn plain_window_avx2(chunk: &[u8; 64]) -> Option<((), u64)> {
+pub(super) fn plain_window_avx2(chunk: &[u8; 64]) -> Option<((__m256i, __m256i), u64)> {
     let (lo, hi) = halves256(chunk);
     let special = |v| {
         _mm256_or_si256(_mm256_or_si256(eq256(v, b'"'), eq256(v, b'\\')), in_range256(v, 0, 0x1F))
@@ -155,7 +157,7 @@ pub(super) fn plain_window_avx2(chunk: &[u8; 64]) -> Option<((), u64)> {
     if _mm256_testz_si256(any, any) == 0 {
         return None;
     }
-    Some(((), bits256(lo) | bits256(hi) << 32))
+    Some(((lo, hi), bits256(lo) | bits256(hi) << 32))
 }
 
 /// Envelope mode's inline look at a string the walk reads (keys, `id`, `method`), when 32
@@ -305,6 +307,6 @@ pub(crate) fn block_avx2(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
         |c| token_masks_avx2(c),
         |c| escape_masks_avx2(c),
         |x| prefix_xor_clmul(x),
-        stage1::range_utf8,
+        |c, high, utf8| utf8_block_avx2(c, high, utf8),
     )
 }

@@ -25,6 +25,8 @@ pub(crate) mod avx2;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx2_unescape;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+mod avx2_utf8;
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod avx512;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512_unescape;

@@ -13,8 +13,8 @@
 //!   (opening and closing), and the first byte of every run of other non-whitespace bytes
 //!   outside strings (a number, a literal, or garbage — stage 2 parses it exactly and checks
 //!   that the parse used the whole run);
-//! - **UTF-8**, on levels that check it in the block (AVX-512: the lookup method on the
-//!   register stage 1 already holds, one branch for an all-ASCII block); its verdict is
+//! - **UTF-8**, on levels that check it in the block (AVX-512 and AVX2: the lookup method
+//!   on the registers stage 1 already holds, one branch for an all-ASCII block); its verdict is
 //!   gathered in the carry and read once by [`Cursor::finish`], so no token waits for it.
 //!   Other levels leave UTF-8 to one validator call (simdutf8) over the range of blocks
 //!   that hold non-ASCII bytes ([`Cursor::non_ascii`]). The in-block check pays where many
@@ -66,7 +66,7 @@ pub(crate) struct EscapeMasks {
 }
 
 /// What a level's UTF-8 step hands from one block to the next: the state of the check
-/// inside stage 1 (levels that validate there: AVX-512), or whether the block had a byte
+/// inside stage 1 (levels that validate there: AVX-512, AVX2), or whether the block had a byte
 /// that is not ASCII (levels that leave UTF-8 to one validator call over those blocks:
 /// [`range_utf8`]).
 #[derive(Clone, Copy)]
