@@ -370,7 +370,15 @@ impl<C> Correlation<C> {
             let n = self.next;
             self.next = self.next.checked_add(1).unwrap_or(1);
             let raw = format_u64(n, &mut digits);
-            if self.get(&Id::new(raw, IdKind::Integer)).is_none() {
+            // Past the ring's end (the usual case) only the hash map can hold it.
+            let in_ring = n.checked_sub(self.base).and_then(|at| usize::try_from(at).ok());
+            let free = match in_ring.and_then(|at| self.ring.get(at)) {
+                Some(slot) => slot.is_none(),
+                None => {
+                    self.entries.is_empty() || self.get(&Id::new(raw, IdKind::Integer)).is_none()
+                }
+            };
+            if free {
                 break (n, raw);
             }
         };
