@@ -82,7 +82,14 @@ pub(crate) fn strict_fast(buf: &[u8], max_depth: usize, facts: &mut Facts) -> Op
     match level() {
         Level::Scalar => None,
         _ if buf.len() < FAST_MIN_LEN => None,
-        level => strict_fast_at(level, buf, max_depth, facts),
+        level => {
+            let top = strict_fast_at(level, buf, max_depth, facts);
+            if top.is_none() {
+                // It may have written facts before it gave up; the exact walk starts afresh.
+                facts.reset();
+            }
+            top
+        }
     }
 }
 

@@ -208,6 +208,15 @@ pub(crate) struct Facts {
     pub(super) error_data: Option<Span>,
 }
 
+impl Facts {
+    /// Forgets what a walk found, keeping the caller's inputs (`note_params_name`): for a
+    /// second walk of the same message after one that gave up part way.
+    #[inline]
+    pub(crate) fn reset(&mut self) {
+        *self = Facts { note_params_name: self.note_params_name, ..Facts::default() };
+    }
+}
+
 #[inline(always)]
 pub(crate) fn span(start: usize, end: usize) -> Span {
     // Messages are at most MAX_MESSAGE_LEN (u32::MAX) bytes, checked before the walk.
@@ -428,15 +437,15 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
     }
 }
 
-/// Walks the top-level object whose `{` is at `open`, writing its facts to `f` (all of
-/// them: what was there before is forgotten). Returns the offset after the closing `}`.
+/// Walks the top-level object whose `{` is at `open`, writing its facts to `f`, which must
+/// be fresh ([`Facts::default`] with the caller's inputs, or [`Facts::reset`] after a walk
+/// that gave up). Returns the offset after the closing `}`.
 #[inline(always)]
 pub(crate) fn object<'a, S: Source<'a>>(
     s: &mut S,
     open: usize,
     f: &mut Facts,
 ) -> Result<usize, S::Error> {
-    *f = Facts { note_params_name: f.note_params_name, ..Facts::default() };
     if s.max_depth() < 1 {
         return Err(s.too_deep(open));
     }

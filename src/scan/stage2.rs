@@ -408,13 +408,19 @@ pub(crate) mod tests {
     use super::super::walk as exact_walk;
     use crate::scan::{envelope::Facts, Top};
 
-    /// Facts as a previous message might have left them.
-    fn stale_facts() -> Facts {
-        let mut facts = Facts::default();
-        let old = br#"{"jsonrpc":"2.0","id":7,"method":"m","params":[1],"result":2,"error":{"code":1,"message":"x","data":3}}"#;
-        exact_walk::<false>(old, 64, &mut facts).ok();
-        assert_ne!(facts, Facts::default());
-        facts
+    /// Facts as a walk that gave up part way might leave them, and `reset` forgets them
+    /// all but the caller's input.
+    #[test]
+    fn reset_forgets_all_a_walk_found() {
+        for note_params_name in [false, true] {
+            let mut facts = Facts { note_params_name, ..Facts::default() };
+            let old = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"n"},"result":2,"error":{"code":1,"message":"x","data":3}}"#;
+            exact_walk::<true>(old, 64, &mut facts).ok();
+            assert_ne!(facts, Facts::default());
+            facts.reset();
+            assert_eq!(facts, Facts { note_params_name, ..Facts::default() });
+            assert_eq!(facts.note_params_name, note_params_name);
+        }
     }
     use crate::dispatch;
     use crate::simd::tests::levels;
@@ -442,8 +448,7 @@ pub(crate) mod tests {
         let facts_of = |top: &Top, facts: Facts| (*top == Top::Object).then_some(facts);
         let exact = exact.map(|top| (top, facts_of(&top, exact_facts)));
         for level in levels() {
-            // Start from facts that are not the default, to show the walk overwrites them.
-            let mut facts = Facts { note_params_name, ..stale_facts() };
+            let mut facts = Facts { note_params_name, ..Facts::default() };
             match dispatch::strict_fast_at(level, buf, max_depth, &mut facts) {
                 Some(top) => assert_eq!(
                     exact.as_ref().ok(),
