@@ -198,7 +198,10 @@ pub(crate) fn envelope_walk_at(
             buf,
             max_depth,
             |buf, open, depth, max| simd::skip_container_at(Level::Scalar, buf, open, depth, max),
-            envelope::checked_string::<false>,
+            |buf, open| match simd::plain_string_16(buf, open) {
+                Some(end) => Ok((end, false)),
+                None => envelope::checked_string::<false>(buf, open),
+            },
             facts,
         ),
     }

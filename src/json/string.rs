@@ -35,7 +35,7 @@ pub(crate) fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonErro
     // Short strings without escapes (most values) end in the first 16 bytes: no kernel
     // call.
     if let Some(chunk) = buf.get(start..start + 16).and_then(|c| <&[u8; 16]>::try_from(c).ok()) {
-        if let Some(k) = simd::scalar::quote_or_backslash(chunk) {
+        if let Some(k) = simd::quote_or_backslash_16(chunk) {
             if chunk.get(k) == Some(&b'"') {
                 return Ok(start + k + 1);
             }

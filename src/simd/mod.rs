@@ -84,6 +84,44 @@ pub(crate) fn string_special_in_16(buf: &[u8], from: usize) -> Option<usize> {
     scalar::string_special_in_16(buf, from)
 }
 
+/// The offset of the first quote or backslash among 16 bytes (the scalar level's string
+/// run, envelope mode's look at a string's start): SSE2 on x86_64.
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+#[inline(always)]
+pub(crate) fn quote_or_backslash_16(chunk: &[u8; 16]) -> Option<usize> {
+    let mask = sse2::quote_or_backslash_16(chunk);
+    (mask != 0).then(|| mask.trailing_zeros() as usize)
+}
+
+/// The offset of the first quote or backslash among 16 bytes: two SWAR words where there
+/// is no baseline 16-byte look.
+#[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
+#[inline(always)]
+pub(crate) fn quote_or_backslash_16(chunk: &[u8; 16]) -> Option<usize> {
+    scalar::quote_or_backslash(chunk)
+}
+
+/// Envelope mode's look at a string the walk reads (keys, `id`, `method`) at the scalar
+/// level, when 16 bytes follow the opening quote at `open`: the offset after the closing
+/// quote when the string ends among them with no escape and no byte above 0x7F (SSE2 on
+/// x86_64, where the vector levels take 32 or 64 bytes); `None` sends it to the portable
+/// scan.
+#[inline(always)]
+pub(crate) fn plain_string_16(buf: &[u8], open: usize) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+    {
+        let start = open.checked_add(1)?;
+        let window = sixteen(buf, start)?;
+        let (special, high) = sse2::special_and_high_16(window);
+        string::plain_string_end(window, u64::from(special), u64::from(high)).map(|end| start + end)
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
+    {
+        let _ = (buf, open);
+        None
+    }
+}
+
 /// The 16 bytes of `buf` at `at`, when they are there.
 #[allow(dead_code)] // Only targets with a 16-byte look read it.
 #[inline(always)]
@@ -176,7 +214,7 @@ pub(crate) fn skip_container_at(
     }
     let _ = level;
     skipper::walk_bytes(buf, open, depth, max_depth, |buf, i| {
-        skipper::string_run::<16>(buf, i, scalar::quote_or_backslash)
+        skipper::string_run::<16>(buf, i, quote_or_backslash_16)
     })
 }
 
@@ -299,7 +337,7 @@ pub(crate) fn string_run_at(level: Level, buf: &[u8], i: usize) -> (usize, usize
             // `target_feature = "neon"` holds).
             (unsafe { neon::string_run_neon(buf, i) }, 64)
         }
-        _ => (skipper::string_run::<16>(buf, i, scalar::quote_or_backslash), 16),
+        _ => (skipper::string_run::<16>(buf, i, quote_or_backslash_16), 16),
     }
 }
 
@@ -377,6 +415,59 @@ pub(crate) mod tests {
     /// scalar twin's answer: every byte value at every position of the window, a second
     /// special byte after the first, windows cut short by the end of the buffer, every
     /// alignment.
+    /// Where the scalar level's plain-string look answers, the portable scan gives the same
+    /// end (and no escape): every byte value at every position of the 16, with a quote
+    /// after it or not, at every alignment.
+    #[test]
+    #[cfg_attr(miri, ignore = "the vector look is not compiled under miri")]
+    fn plain_string_look_agrees_with_the_scan() {
+        let mut answered = 0;
+        for at in 0..18usize {
+            for b in 0..=255u8 {
+                for quote in [None, Some(at + 1), Some(at + 4)] {
+                    let mut buf = vec![b'k'; 24];
+                    buf[0] = b'"';
+                    buf[1 + at.min(22)] = b;
+                    if let Some(q) = quote {
+                        if let Some(slot) = buf.get_mut(1 + q) {
+                            *slot = b'"';
+                        }
+                    }
+                    at_each_alignment(&buf, |buf| {
+                        if let Some(end) = plain_string_16(buf, 0) {
+                            answered += 1;
+                            let scan = crate::scan::envelope::checked_string::<false>(buf, 0);
+                            assert_eq!(scan, Ok((end, false)), "{at} {b:#x} {quote:?}");
+                        }
+                    });
+                }
+            }
+        }
+        assert!(answered > 0 || !cfg!(target_arch = "x86_64"));
+    }
+
+    /// The 16-byte look for a quote or backslash (the scalar level's string run, envelope
+    /// mode's look at a string's start) equals its twin: every byte value at every position
+    /// of a window, with a second backslash after it.
+    #[test]
+    #[cfg_attr(miri, ignore = "the vector look is not compiled under miri")]
+    fn quote_or_backslash_look_equals_its_twin() {
+        for at in 0..16usize {
+            for b in 0..=255u8 {
+                let mut chunk = [b'k'; 16];
+                chunk[at] = b;
+                if let Some(next) = chunk.get_mut(at + 2) {
+                    *next = b'\\';
+                }
+                assert_eq!(
+                    quote_or_backslash_16(&chunk),
+                    scalar::quote_or_backslash(&chunk),
+                    "{at} {b:#x}"
+                );
+            }
+        }
+    }
+
     #[test]
     #[cfg_attr(miri, ignore = "the vector look is not compiled under miri")]
     fn sixteen_byte_look_equals_its_twin() {

@@ -150,6 +150,7 @@ pub(crate) fn plain_window(chunk: &[u8; 64]) -> Option<((), u64)> {
 
 /// The container skipper's string run (`skipper::string_run`), 16 bytes at a time: the
 /// offset of the first quote or backslash among them.
+#[cfg_attr(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn quote_or_backslash(chunk: &[u8; 16]) -> Option<usize> {
     let word = |k: usize| {
