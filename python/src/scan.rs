@@ -243,7 +243,10 @@ fn reason_names() -> ArrayRef {
 
 /// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
 /// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
-/// too, a scan of every result object), and as the scan noted it (no walk of `params`).
+/// too, a scan of every result object). This parser does not ask the scan to note it
+/// (`Parser::note_params_name`), so `params_name` looks it up in `params`: one walk of
+/// `params` per `tools/call` row, instead of a key compare per `params` member of every
+/// row.
 fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
     if m.kind() != Kind::Request || m.method()? != "tools/call" {
         return None;
