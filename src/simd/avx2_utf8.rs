@@ -48,39 +48,11 @@ pub(super) fn utf8_run_avx2(
 ) -> (usize, bool) {
     // Bytes 29, 30, 31 of the high half (61, 62, 63 of the window) above these start a
     // character the window does not finish.
-    let last = _mm256_setr_epi8(
+    let last = _mm256_set_epi64x(
+        i64::from_le_bytes([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xEF, 0xDF, 0xBF]),
         -1,
         -1,
         -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1, //
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1,
-        -1, //
-        0xEF_u8 as i8,
-        0xDF_u8 as i8,
-        0xBF_u8 as i8,
     );
     let mut prev = _mm256_set1_epi32(utf8.tail as i32);
     let mut incomplete = utf8.incomplete;
