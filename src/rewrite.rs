@@ -195,7 +195,7 @@ impl<C: fmt::Debug> fmt::Debug for Pending<C> {
 /// entries the other core wrote in order (the hash map's scattered slots cost a cache miss
 /// from the other core per response). An entry left behind by many answered ones (a slow
 /// request) moves to the hash map: when a request is forwarded, the deque holds no more
-/// than twice the requests in it plus [`RING_SLACK`] slots.
+/// than twice the requests in it plus 1,024 slots.
 pub struct Correlation<C> {
     /// Entries for ids `forward` handed out: `ring[i]` is the entry of id `base + i`
     /// (`None` once answered); the front is always an entry.
