@@ -212,7 +212,7 @@ fn in_range256(v: __m256i, lo: u8, hi: u8) -> __m256i {
 
 /// The two 32-byte halves of a block in registers.
 #[target_feature(enable = "avx2")]
-fn halves256(chunk: &[u8; 64]) -> (__m256i, __m256i) {
+pub(super) fn halves256(chunk: &[u8; 64]) -> (__m256i, __m256i) {
     // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
     unsafe {
         (

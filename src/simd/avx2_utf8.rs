@@ -8,6 +8,7 @@
 
 use core::arch::x86_64::*;
 
+use super::avx2::halves256 as halves;
 use super::avx512_utf8::utf8_tables::*;
 use super::stage1::Utf8Carry;
 use super::x86::table128;
@@ -116,35 +117,22 @@ fn utf8_error_avx2(v: __m256i, before_src: __m256i) -> __m256i {
     _mm256_xor_si256(must_continue, special)
 }
 
-/// The two 32-byte halves of 64 bytes in registers.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn halves(chunk: &[u8; 64]) -> (__m256i, __m256i) {
-    // SAFETY: `chunk` is 64 bytes; the loads read bytes 0..32 and 32..64.
-    unsafe {
-        (
-            _mm256_loadu_si256(chunk.as_ptr().cast()),
-            _mm256_loadu_si256(chunk.as_ptr().add(32).cast()),
-        )
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::avx512_utf8::for_each_utf8_case;
     use super::super::x86::has_avx2;
     use super::*;
 
+    /// The bytes above 0x7F, bit k for byte k.
+    fn high(chunk: &[u8; 64]) -> u64 {
+        chunk.iter().enumerate().fold(0u64, |m, (i, &b)| m | u64::from(b >= 0x80) << i)
+    }
+
     /// The window test of the run for these tests: every 64 bytes pass (the cases hold no
     /// quote, backslash or control byte once `plain` has replaced them).
     fn any_window(chunk: &[u8; 64]) -> Option<((__m256i, __m256i), u64)> {
         // SAFETY: only called after has_avx2() said yes.
-        unsafe {
-            let (lo, hi) = halves(chunk);
-            let high =
-                chunk.iter().enumerate().fold(0u64, |m, (i, &b)| m | u64::from(b >= 0x80) << i);
-            Some(((lo, hi), high))
-        }
+        Some((unsafe { halves(chunk) }, high(chunk)))
     }
 
     /// `buf` with quotes, backslashes and control bytes made `a`, padded with `a` to whole
@@ -161,9 +149,6 @@ mod tests {
     /// The block check over a whole buffer (the last block padded with spaces, as the
     /// cursor pads it), and the run over it after the first block.
     fn verdicts(buf: &[u8]) -> (bool, Option<bool>) {
-        let high = |c: &[u8; 64]| {
-            c.iter().enumerate().fold(0u64, |m, (i, &b)| m | u64::from(b >= 0x80) << i)
-        };
         let mut carry = Utf8Carry::default();
         for chunk in buf.chunks(64) {
             let block = super::super::stage1::padded(chunk);
