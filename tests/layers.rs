@@ -64,11 +64,23 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The layer of a file (path relative to `src/`, with `/`).
-fn layer_of(file: &str) -> Option<usize> {
-    let exact = LAYERS.iter().position(|(_, files)| files.contains(&file));
+/// The layers of the engine crate, `rpcscan-traffic` (`traffic/src/`), lowest first: the
+/// leaves, the inputs, what runs over them, the table of contents.
+const ENGINE_LAYERS: Layers = &[
+    ("leaves: JSON writing, globs, durations", &["json.rs", "glob.rs", "duration.rs"]),
+    ("inputs: files, pipes, framings, log lines", &["input/"]),
+    ("over the inputs: pairing, log records, policy", &["pair.rs", "log.rs", "policy.rs"]),
+    ("table of contents", &["lib.rs"]),
+];
+
+/// Named layers, lowest first.
+type Layers = &'static [(&'static str, &'static [&'static str])];
+
+/// The layer of a file (path relative to its `src/`, with `/`) in `layers`.
+fn layer_in(layers: Layers, file: &str) -> Option<usize> {
+    let exact = layers.iter().position(|(_, files)| files.contains(&file));
     exact.or_else(|| {
-        LAYERS
+        layers
             .iter()
             .position(|(_, files)| files.iter().any(|f| f.ends_with('/') && file.starts_with(f)))
     })
@@ -435,11 +447,23 @@ fn import_graph(src: &Path) -> BTreeMap<String, BTreeMap<String, BTreeSet<String
 
 #[test]
 fn lower_layers_never_name_higher_ones() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    check_layers(LAYERS, "src");
+}
+
+/// The engine crate's modules, one way too.
+#[test]
+fn engine_layers_never_name_higher_ones() {
+    check_layers(ENGINE_LAYERS, "traffic/src");
+}
+
+/// Fails naming every import of a higher layer (or file of no layer) under `dir`.
+fn check_layers(layers: Layers, dir: &str) {
+    let layer_of = |file: &str| layer_in(layers, file);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let graph = import_graph(&src);
     let mut problems = Vec::new();
-    println!("module import graph (layer: file -> files it names), lowest layer first:");
-    for (layer, (name, _)) in LAYERS.iter().enumerate() {
+    println!("{dir}: module import graph (layer: file -> files it names), lowest layer first:");
+    for (layer, (name, _)) in layers.iter().enumerate() {
         println!("{layer} {name}");
         for (file, edges) in graph.iter().filter(|(f, _)| layer_of(f) == Some(layer)) {
             let targets: Vec<String> = edges
@@ -451,7 +475,7 @@ fn lower_layers_never_name_higher_ones() {
     }
     for (file, edges) in &graph {
         let Some(from) = layer_of(file) else {
-            problems.push(format!("{file} belongs to no layer (add it to LAYERS)"));
+            problems.push(format!("{file} belongs to no layer (add it to the layers)"));
             continue;
         };
         for (target, paths) in edges {
@@ -460,8 +484,8 @@ fn lower_layers_never_name_higher_ones() {
                 for path in paths {
                     problems.push(format!(
                         "{file} (layer {from}, {}) names {path}, in {target} (layer {to}, {})",
-                        LAYERS[from].0,
-                        LAYERS.get(to).map_or("no layer", |l| l.0)
+                        layers[from].0,
+                        layers.get(to).map_or("no layer", |l| l.0)
                     ));
                 }
             }
@@ -500,4 +524,67 @@ fn the_checker_sees_what_it_should() {
         Some("scan/mod.rs")
     );
     assert_eq!(resolve(vec![], &seg(&["Id"]), &files, &reexports).as_deref(), Some("id.rs"));
+}
+
+/// The crates, one way: the library ← the engine (`rpcscan-traffic`) ← the products. The
+/// engine names no product and none of the products' own dependencies (argument parsing,
+/// HTTP, async runtimes, signals, Python); a product never names another product (the tower
+/// layer is a library the CLI's gateway uses, and names neither the CLI nor the engine). The
+/// manifests of `datafusion/` and `python/` are read as text (they are workspaces of their
+/// own).
+#[test]
+fn crates_depend_one_way() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // `rpcscan-datafusion` is a library of SQL functions (the Python package ships them for
+    // DataFusion for Python); the SQL shell and cluster are `rpcscan-ballista`.
+    let products = ["rpcscan-cli", "rpcscan-python", "rpcscan-ballista"];
+    #[rustfmt::skip]
+    let rules: &[(&str, &[&str])] = &[
+        ("Cargo.toml", &["rpcscan-traffic", "rpcscan-tower"]),
+        ("traffic/Cargo.toml", &["clap", "hyper", "tokio", "nix", "pyo3", "rpcscan-tower", "datafusion"]),
+        ("tower/Cargo.toml", &["rpcscan-traffic"]),
+        ("cli/Cargo.toml", &[]),
+        ("python/Cargo.toml", &["clap", "hyper", "tokio", "nix", "indicatif", "rpcscan-tower"]),
+        ("datafusion/Cargo.toml", &[]),
+    ];
+    let mut problems = Vec::new();
+    for (manifest, banned) in rules {
+        let text = fs::read_to_string(root.join(manifest)).expect("read manifest");
+        let deps = dependencies(&text);
+        let name = text
+            .lines()
+            .find_map(|l| l.strip_prefix("name = \""))
+            .and_then(|l| l.strip_suffix('"'))
+            .expect("package name");
+        for dep in &deps {
+            let product = products.contains(&dep.as_str()) && dep != name;
+            if product || banned.contains(&dep.as_str()) {
+                problems.push(format!("{manifest} depends on {dep}"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "crate dependencies against the layering:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// The names in a manifest's `[dependencies]` table (not dev- or build-dependencies).
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+            continue;
+        }
+        if inside && !line.starts_with('#') {
+            if let Some((name, _)) = line.split_once('=') {
+                out.push(name.trim().to_owned());
+            }
+        }
+    }
+    out
 }

@@ -85,7 +85,7 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = crate::parse_size)]
     max_body_size: usize,
     /// Time from a request's head to the upstream's answer head (0: none). `30s`, `500ms`.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::proxy::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = rpcscan_traffic::duration::parse_duration)]
     request_timeout: Duration,
     /// Write every message and rejection to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]

@@ -3,21 +3,22 @@
 //! | file | what it is |
 //! |---|---|
 //! | `main.rs` | the command line (clap), the exit codes |
-//! | `lib.rs` | the library target: `input/` and `json.rs`, shared with the Python package |
-//! | `input/` | files and pipes → messages in input order (mmap + rayon, or framing decoders) |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
 //! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
 //! | `gateway.rs` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
-//! | `policy.rs`, `log.rs` | the policy flags and `--log` records of both gateways |
-//! | `json.rs` | the little JSON the CLI writes itself |
+//! | `ctrl_c.rs` | Ctrl-C as the end of the input (`pair`) |
+//!
+//! Everything between the library's scanner and these subcommands is the engine crate
+//! `rpcscan-traffic` (inputs, log-line extraction, the `--log` records, pairing, policy
+//! globs, durations), which the Python package shares: the binary adds its arguments and
+//! its printers.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod classify;
+mod ctrl_c;
 mod filter;
 mod gateway;
-mod log;
 mod pair;
-mod policy;
 mod proxy;
 mod respond;
 mod stats;
@@ -34,9 +35,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use rpcscan::{Kind, Validation};
 
-// The input engine and the JSON writer live in the crate's library target (`lib.rs`), which
-// the Python package shares; naming them here keeps `crate::input` / `crate::json` paths.
-use rpcscan_cli::{input, json};
+// The engine's modules under the crate's own paths (`crate::input`, `crate::log`, ...).
+use rpcscan_traffic::{input, json, log, policy};
 
 use crate::input::{warn, Extract, Input, Output, Run, Settings, Stop};
 use rpcscan::frame::Framing;
@@ -65,6 +65,10 @@ line); lines without one are counted (stats: skipped lines) and skipped, never i
 Files written by `rpcscan proxy --log` are recognised by their first line. Line numbers
 and offsets point into the original file (offset: the message's first byte, or the
 opening quote of the JSON string that held it); filter prints the original line.
+
+DURATION values (pair --timeout, proxy --grace, gateway --request-timeout): a number and a
+unit (us, ms, s, m or min, h, d), terms adding up (1h30m), or a bare number of seconds
+(1.5): 500ms, 30s, 5m, 1h30m.
 
 Exit status: 0 ok or something matched; 1 nothing matched (filter) or invalid messages
 seen (classify --check); 2 usage or I/O error.";

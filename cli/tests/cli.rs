@@ -920,3 +920,36 @@ fn sse_non_message_events_are_skipped_and_counted() {
     let all = run(&["filter", "--kind", "result", p(&path)], In::Null);
     assert_eq!(all.lines(), [r#"{"jsonrpc":"2.0","id":1,"result":{}}"#]);
 }
+
+/// Every flag that takes a DURATION reads the one grammar (issue 31: `pair --timeout 1h`
+/// was accepted, `proxy --grace 1h` and `gateway --request-timeout 1h` were not).
+#[test]
+fn every_duration_flag_reads_the_same_grammar() {
+    // Each command stops right after its arguments are read: an empty log, a server that
+    // exits at once, an address that does not parse.
+    #[rustfmt::skip]
+    let commands: &[&[&str]] = &[
+        &["pair", "--timeout", "DUR", "-"],
+        &["proxy", "--grace", "DUR", "--", "true"],
+        &["gateway", "--request-timeout", "DUR", "--listen", "not-an-address", "--upstream", "http://127.0.0.1:9/mcp"],
+    ];
+    for command in commands {
+        for (duration, good) in [
+            ("1h", true),
+            ("1h30m", true),
+            ("250ms", true),
+            ("1.5", true),
+            ("soon", false),
+            ("1h30", false),
+        ] {
+            let args: Vec<&str> =
+                command.iter().map(|a| if *a == "DUR" { duration } else { a }).collect();
+            let out = run(&args, In::Null);
+            let refused = out.stderr.contains("is not a duration");
+            assert_eq!(refused, !good, "{args:?}: {}", out.stderr);
+            if !good {
+                assert_eq!(out.code, Some(2), "{args:?}");
+            }
+        }
+    }
+}

@@ -288,3 +288,47 @@ fn ctrl_c_on_an_open_pipe_prints_the_report() {
     assert!(summary.contains(r#""event":"summary","pairs":1,"unanswered":1,"#), "{out}");
     assert!(out.contains(r#""event":"unanswered""#), "{out}");
 }
+
+/// The summary's `directions` and `undirected` count every valid message's label, and no
+/// invalid message's, whatever `--timeout` says and however the input is read: issue 31's
+/// log (labels A and B on valid messages, C only on an invalid line) said `null` without
+/// `--timeout` and `["A","C"]` with it.
+#[test]
+fn directions_do_not_depend_on_timeout() {
+    let fmt = r"^(?<ts>\S+) (?<dir>\S+) (?<msg>.*)$";
+    #[rustfmt::skip]
+    let cases: &[(&str, serde_json::Value, u64)] = &[
+        // Only notifications carry labels: never fed to the matcher without --timeout.
+        (concat!(
+            "2026-01-01T00:00:00Z A {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n",
+            "2026-01-01T00:00:01Z C {\"not json\n",
+            "2026-01-01T00:00:02Z B {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n",
+        ), serde_json::json!(["A", "B"]), 0),
+        // The invalid line comes between A and B: it must not take B's place.
+        (concat!(
+            "2026-01-01T00:00:00Z A {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
+            "2026-01-01T00:00:01Z C [\n",
+            "2026-01-01T00:00:02Z B {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+            "2026-01-01T00:00:03Z D {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
+            "2026-01-01T00:00:04Z D {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
+        ), serde_json::json!(["A", "B"]), 2),
+        // Invalid lines alone: no direction at all.
+        ("2026-01-01T00:00:00Z C [\n", serde_json::Value::Null, 0),
+    ];
+    for (i, (log, directions, undirected)) in cases.iter().enumerate() {
+        let path = file(&format!("directions-{i}.log"), log.as_bytes());
+        let path = path.to_str().unwrap();
+        for timeout in [&[][..], &["--timeout", "1h"]] {
+            for (stdin, operand) in [(log.as_bytes(), "-"), (&b""[..], path)] {
+                let mut args = vec!["pair", "--json", "--line-format", fmt, operand];
+                args.extend_from_slice(timeout);
+                let (_, out) = run(&args, stdin);
+                let summary: serde_json::Value =
+                    serde_json::from_str(out.lines().last().unwrap()).unwrap();
+                let what = format!("case {i}, {timeout:?}, {operand}");
+                assert_eq!(&summary["directions"], directions, "{what}");
+                assert_eq!(summary["undirected"], *undirected, "{what}");
+            }
+        }
+    }
+}

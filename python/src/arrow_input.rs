@@ -23,7 +23,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyTuple};
 use rayon::prelude::*;
 use rpcscan::Reason;
-use rpcscan_cli::input::{Command, Item, Settings, Source, Verdict};
+use rpcscan_traffic::input::{Command, Item, Settings, Source, Verdict};
 
 /// Elements per unit of parallel work.
 const CHUNK: usize = 16 * 1024;

@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `lib.rs` | `classify`, `parse`, `respond`, and the `Message` class |
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
-//! | `scan.rs` | `scan`: whole logs through the CLI's input engine into an Arrow table |
+//! | `scan.rs` | `scan`: whole logs through the engine (`rpcscan-traffic`) into an Arrow table |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
 //! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
 //! | `datafusion.rs` | `rpcscan.datafusion`'s functions through DataFusion's FFI (`datafusion` feature) |

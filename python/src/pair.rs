@@ -1,13 +1,7 @@
-//! `pair`: every response matched to the request it answers, by the library's matcher
-//! (`rpcscan::pair::Pairing`: the rules live there), over the CLI's input engine, into an
-//! Arrow table with the members of `rpcscan pair --json`, and the summary as a `dict`.
-//!
-//! As in the CLI, the engine's workers read each message's facts (kind, raw id, method,
-//! tool, cancel and progress keys, position, timestamp) into a per-block arena, and the
-//! blocks are merged in input order on the calling thread (the GIL released), which feeds
-//! them to the one sequential [`Pairing`] and appends each event it settles to the columns.
-//! Framed streams are decoded in order and feed it directly. Direction labels are mapped in
-//! input order by [`Directions`] (the first label seen is one way, the second the other).
+//! `pair`: every response matched to the request it answers, by the engine's pairing
+//! (`rpcscan_traffic::pair::Pairs`, over the library's matcher: the rules live there), into
+//! an Arrow table with the members of `rpcscan pair --json`, and the summary as a `dict`.
+//! This file is the output only: the columns and the summary.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -18,95 +12,27 @@ use arrow_schema::{DataType, Field, Schema};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use rpcscan::pair::{
-    Directions, Ending, Event, Fact, Outcome, Pairing, Position, Seen, Stat, Summary,
-};
-use rpcscan::Kind;
-use rpcscan_cli::input::{Command, Item, Source};
+use rpcscan::pair::{Ending, Event, Outcome, Position, Seen, Stat, Summary};
+use rpcscan_traffic::pair::{self as engine, Pairs, Report};
 
 use crate::scan::{dictionary, Strings, Table};
 
-/// The pair command: what the matcher is told, beyond the rules.
-pub(crate) struct Pair {
-    pub max_in_flight: usize,
-    pub timeout: Option<Duration>,
-}
+/// The pair command: the engine's pairing, reporting into Arrow columns.
+pub(crate) type Pair = Pairs<Columns>;
 
-/// A span of a block's arena.
-type Span = Option<(usize, usize)>;
+/// The report: each settled event becomes a row of [`Events`].
+pub(crate) struct Columns;
 
-/// One message's facts, with its strings in the block's arena (one allocation per block).
-struct Record {
-    kind: Kind,
-    at: Position,
-    id: Span,
-    method: Span,
-    tool: Span,
-    progress_token: Span,
-    cancels: Span,
-    error_code: Span,
-    /// The log line's direction label, mapped to a direction in input order.
-    label: Span,
-    time: Option<Duration>,
-}
+impl Report for Columns {
+    type Out = Events;
 
-impl Record {
-    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Vec<u8>) -> Record {
-        let mut stash = |bytes: Option<&[u8]>| {
-            bytes.map(|b| {
-                let start = arena.len();
-                arena.extend_from_slice(b);
-                (start, arena.len())
-            })
-        };
-        Record {
-            kind: fact.kind,
-            at: fact.at,
-            id: stash(fact.id),
-            method: stash(fact.method.as_deref().map(str::as_bytes)),
-            tool: stash(fact.tool.as_deref().map(str::as_bytes)),
-            progress_token: stash(fact.progress_token),
-            cancels: stash(fact.cancels),
-            error_code: stash(fact.error_code),
-            label: stash(label),
-            time: fact.time,
-        }
-    }
-
-    /// The fact, and its direction label.
-    fn fact<'a>(&self, arena: &'a [u8]) -> (Fact<'a>, Option<&'a [u8]>) {
-        let bytes = |span: Span| span.and_then(|(start, end)| arena.get(start..end));
-        let text =
-            |span: Span| bytes(span).and_then(|b| std::str::from_utf8(b).ok()).map(Cow::Borrowed);
-        let mut fact = Fact::new(self.kind, self.at);
-        fact.id = bytes(self.id);
-        fact.method = text(self.method);
-        fact.tool = text(self.tool);
-        fact.progress_token = bytes(self.progress_token);
-        fact.cancels = bytes(self.cancels);
-        fact.error_code = bytes(self.error_code);
-        fact.time = self.time;
-        (fact, bytes(self.label))
+    fn event(&self, event: &Event<'_>, out: &mut Events) {
+        out.push(event);
     }
 }
 
-/// A block's facts; in the run's own tally, the matcher too.
-#[derive(Default)]
-pub(crate) struct Tally {
-    facts: Vec<Record>,
-    arena: Vec<u8>,
-    state: Option<Box<State>>,
-}
-
-/// The sequential end: the matcher, the counts, the event columns.
-struct State {
-    pairing: Pairing,
-    summary: Summary,
-    directions: Directions,
-    /// Messages with a label beyond the first two (no direction).
-    undirected: u64,
-    events: Events,
-}
+/// The engine's tally for this command.
+pub(crate) type Tally = engine::PairTally<Events>;
 
 /// `event` values, in the dictionary's order.
 const EVENTS: [&str; 8] = [
@@ -124,7 +50,7 @@ const ENDINGS: [&str; 3] = ["finished", "evicted", "timed_out"];
 
 /// The event columns, appended to in the order the events settle.
 #[derive(Default)]
-struct Events {
+pub(crate) struct Events {
     event: Vec<Option<i8>>,
     request_line: Vec<Option<u64>>,
     request_offset: Vec<Option<u64>>,
@@ -279,104 +205,15 @@ impl Events {
     }
 }
 
-impl Pair {
-    fn state(&self) -> Box<State> {
-        Box::new(State {
-            pairing: Pairing::new().max_in_flight(self.max_in_flight).timeout(self.timeout),
-            summary: Summary::new(),
-            directions: Directions::new(),
-            undirected: 0,
-            events: Events::default(),
-        })
-    }
-
-    /// Feeds one fact, travelling the way its `label` says, in input order.
-    fn feed(state: &mut State, fact: Fact<'_>, label: Option<&[u8]>) {
-        let State { pairing, summary, directions, undirected, events } = state;
-        let direction = label.and_then(|l| directions.direction(l));
-        *undirected += u64::from(label.is_some() && direction.is_none());
-        let fact = fact.with_direction(direction);
-        pairing.feed(&fact, |event| {
-            summary.add(&event);
-            events.push(&event);
-        });
-    }
-
-    /// Ends the run: leftover facts fed, the matcher emptied, the table and the summary.
-    pub(crate) fn finish(&self, mut tally: Tally) -> Finished {
-        let mut state = tally.state.take().unwrap_or_else(|| self.state());
-        for record in &tally.facts {
-            let (fact, label) = record.fact(&tally.arena);
-            Self::feed(&mut state, fact, label);
-        }
-        let State { pairing, summary, events, .. } = &mut *state;
-        pairing.finish(|event| {
-            summary.add(&event);
-            events.push(&event);
-        });
-        let state = *state;
-        Finished {
-            events: state.events,
-            summary: state.summary,
-            labels: state.directions.labels().map(|l| l.map(<[u8]>::to_vec)),
-            undirected: state.undirected,
-        }
-    }
-}
-
-impl Command for Pair {
-    type Tally = Tally;
-
-    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Tally) {
-        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
-            tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
-        }
-    }
-
-    fn item_in_order(
-        &self,
-        _source: &Source,
-        item: &Item<'_>,
-        _out: &mut Vec<u8>,
-        tally: &mut Tally,
-    ) {
-        if let Some(fact) = item.pair_fact(self.timeout.is_some()) {
-            let state = tally.state.get_or_insert_with(|| self.state());
-            Self::feed(state, fact, item.dir);
-        }
-    }
-
-    fn merge(&self, into: &mut Tally, from: Tally) {
-        let state = into.state.get_or_insert_with(|| self.state());
-        for record in &from.facts {
-            let (fact, label) = record.fact(&from.arena);
-            Self::feed(state, fact, label);
-        }
-    }
-
-    fn wants_lines(&self) -> bool {
-        true
-    }
-
-    /// A mapped block's facts come with lines counted from 1, renumbered here in order
-    /// before they reach the matcher.
-    fn numbers_lines_at_merge(&self) -> bool {
-        true
-    }
-
-    fn merge_lines(&self, into: &mut Tally, mut from: Tally, first_line: u64) {
-        let by = first_line.saturating_sub(1);
-        for record in &mut from.facts {
-            if record.at.line > 0 {
-                record.at.line += by;
-            }
-        }
-        self.merge(into, from);
-    }
-
-    fn prints_as_it_goes(&self) -> bool {
-        false
-    }
+/// Ends the run: the matcher emptied, the table and the summary.
+pub(crate) fn finish(cmd: &Pair, tally: Tally) -> PyResult<Finished> {
+    let finished = cmd.finish(tally).map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    Ok(Finished {
+        labels: finished.directions.labels().map(|l| l.map(<[u8]>::to_vec)),
+        events: finished.out,
+        summary: finished.summary,
+        undirected: finished.undirected,
+    })
 }
 
 /// A finished run: the events and what the summary needs.

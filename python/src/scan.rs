@@ -1,4 +1,4 @@
-//! `scan`: a whole log through the CLI's input engine (`rpcscan_cli::input`: files
+//! `scan`: a whole log through the engine's inputs (`rpcscan_traffic::input`: files
 //! memory-mapped and scanned on the rayon pool, pipes and other framings decoded in order),
 //! collected with the GIL released into Arrow record batches, one per block of input: each
 //! worker writes its block's columns straight in Arrow's layout, and a finished block
@@ -28,7 +28,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 use rpcscan::frame::Framing;
 use rpcscan::{Kind, Parser, Reason, Validation};
-use rpcscan_cli::input::{
+use rpcscan_traffic::input::{
     self, Command, Extract, Input, Item, Output, Settings, Source, Stop, Verdict,
 };
 
@@ -600,7 +600,9 @@ pub fn pair(
 ) -> PyResult<(Table, Py<pyo3::types::PyDict>)> {
     let settings =
         settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
-    let cmd = crate::pair::Pair { max_in_flight, timeout: crate::pair::timeout(timeout)? };
+    let cmd = crate::pair::Pair::new(crate::pair::Columns)
+        .max_in_flight(max_in_flight)
+        .timeout(crate::pair::timeout(timeout)?);
     let prepared = match source_kind {
         "path" => Prepared::path(source.extract()?)?,
         "bytes" => Prepared::bytes(source)?,
@@ -608,7 +610,7 @@ pub fn pair(
         other => return Err(PyValueError::new_err(format!("unknown source kind {other:?}"))),
     };
     let tally = prepared.run(py, &cmd, &settings)?;
-    let finished = py.detach(|| cmd.finish(tally));
+    let finished = py.detach(|| crate::pair::finish(&cmd, tally))?;
     finished.into_python(py)
 }
 

@@ -98,7 +98,7 @@ pub struct ProxyArgs {
     max_in_flight: usize,
     /// How long the server gets to exit after its stdin is closed or a signal (then
     /// SIGTERM, then SIGKILL). `5s`, `500ms`, `1.5` (seconds).
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = rpcscan_traffic::duration::parse_duration)]
     grace: Duration,
     /// Write every message and decision to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]
@@ -112,22 +112,6 @@ pub struct ProxyArgs {
         allow_hyphen_values = true
     )]
     command: Vec<String>,
-}
-
-/// `5s`, `250ms`, `1.5`, `2m` → a duration.
-pub(crate) fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
-    let (number, unit) = s.split_at(split);
-    let bad = || format!("{s:?} is not a duration (examples: 5s, 500ms, 1.5)");
-    let n: f64 = number.parse().map_err(|_| bad())?;
-    let secs = match unit.trim() {
-        "" | "s" => n,
-        "ms" => n / 1000.0,
-        "m" | "min" => n * 60.0,
-        _ => return Err(bad()),
-    };
-    Duration::try_from_secs_f64(secs).map_err(|_| bad())
 }
 
 /// Runs the proxy to the end; never returns normally (the thread reading stdin may still

@@ -111,12 +111,19 @@ fn write_loop(rx: Receiver<Line>, mut out: BufWriter<File>) {
 
 /// A `proxy` record under construction.
 pub struct Event<'a> {
+    /// What happened: `denied`, `invalid`, `oversized`, ... (the module docs list them).
     pub event: &'a str,
+    /// `client` or `server`: whose message the event is about.
     pub from: Option<&'a str>,
+    /// The message's raw id, verbatim.
     pub id: Option<&'a [u8]>,
+    /// Why, for a person.
     pub reason: Option<&'a str>,
+    /// An invalid message's bytes (at most 1 KiB of them are kept, as a JSON string).
     pub raw: Option<&'a [u8]>,
+    /// A size in bytes (an oversized message's).
     pub size: Option<u64>,
+    /// A JSON-RPC error code the proxy answered with, or an exit code.
     pub code: Option<i64>,
     /// The `Mcp-Session-Id` of the exchange (`rpcscan gateway`).
     pub session: Option<&'a str>,

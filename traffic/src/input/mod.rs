@@ -23,7 +23,7 @@
 //! | `extract.rs` | messages inside log lines: `--line-format`, `--json-field`, proxy logs |
 //! | `stream.rs` | Content-Length, SSE and json-seq streams through the library's decoders |
 //! | `progress.rs` | the progress bar |
-//! | `interrupt.rs` | Ctrl-C as the end of the input (`pair`) |
+//! | `interrupt.rs` | the end of the input on request (Ctrl-C in `pair`) |
 //! | `output.rs` | stdout, stderr, and why a run stops |
 
 pub mod extract;
@@ -184,31 +184,6 @@ pub enum Verdict<'a> {
         /// Bytes discarded.
         len: u64,
     },
-}
-
-impl<'a> Item<'a> {
-    /// What the pairing matcher reads of this item, as `rpcscan pair` (and the Python
-    /// package's `pair`) feed it: requests, responses, cancels and progress, with the log
-    /// line's timestamp; with `timeout` set, any other timed message too (its time alone
-    /// expires stragglers, as every timed line of the log does). `None`: nothing to feed.
-    pub fn pair_fact(&self, timeout: bool) -> Option<rpcscan::pair::Fact<'a>> {
-        use rpcscan::pair::{Fact, Position};
-        let at = Position { line: self.line, offset: self.offset };
-        let time = || self.ts.and_then(extract::parse_time);
-        let Verdict::Message(msg) = &self.verdict else {
-            let time = if timeout { time()? } else { return None };
-            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time)));
-        };
-        let fact = Fact::of(msg, at);
-        if fact.kind == Kind::Notification
-            && fact.cancels.is_none()
-            && fact.progress_token.is_none()
-        {
-            let time = if timeout { time()? } else { return None };
-            return Some(fact.with_time(Some(time)));
-        }
-        Some(fact.with_time(time()))
-    }
 }
 
 impl Verdict<'_> {

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use rpcscan::{Kind, Message, Str};
 
-use crate::filter::glob;
+use crate::glob::any;
 
 /// Why a client message is not forwarded.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,9 +28,13 @@ pub enum Denial {
 /// The four lists of globs.
 #[derive(Clone, Debug, Default)]
 pub struct Policy {
+    /// `--allow-method`: only client methods matching one of these pass (when any is set).
     pub allow_methods: Vec<String>,
+    /// `--deny-method`: client methods matching one of these are refused.
     pub deny_methods: Vec<String>,
+    /// `--allow-tool`: only tools matching one of these are called (when any is set).
     pub allow_tools: Vec<String>,
+    /// `--deny-tool`: tools matching one of these are refused.
     pub deny_tools: Vec<String>,
 }
 
@@ -39,10 +43,6 @@ pub fn is_protocol(method: &[u8]) -> bool {
     matches!(method, b"initialize" | b"ping" | b"server/discover" | b"subscriptions/listen")
         || method.starts_with(b"notifications/")
         || method.starts_with(b"tasks/")
-}
-
-fn any(globs: &[String], text: &[u8]) -> bool {
-    globs.iter().any(|g| glob(g.as_bytes(), text))
 }
 
 /// A string's decoded text as bytes, for matching: its raw bytes as they are when they

@@ -1,20 +1,42 @@
-//! The progress bar of a long run.
+//! The progress bar of a long run: drawn with `indicatif` when the engine's `progress`
+//! feature is on (the `rpcscan` binary turns it on), nothing at all when it is off (the
+//! Python package: no terminal of its own).
 
+#[cfg(feature = "progress")]
 use std::io::{self, IsTerminal};
 
+#[cfg(feature = "progress")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::Input;
 
 /// Inputs at least this large get a progress bar (when stderr is a terminal).
+#[cfg(feature = "progress")]
 const PROGRESS_THRESHOLD: u64 = 256 * 1024 * 1024;
 
 /// A progress bar on stderr, only for a terminal, a large input of known size, and when
 /// the output does not go to the same screen as it is produced.
+#[cfg(feature = "progress")]
 pub(super) struct Progress {
     bar: Option<ProgressBar>,
 }
 
+/// No progress bar without the `progress` feature.
+#[cfg(not(feature = "progress"))]
+pub(super) struct Progress;
+
+#[cfg(not(feature = "progress"))]
+impl Progress {
+    pub(super) fn new(_inputs: &[Input], _allowed: bool) -> Progress {
+        Progress
+    }
+
+    pub(super) fn inc(&self, _n: u64) {}
+
+    pub(super) fn finish(&self) {}
+}
+
+#[cfg(feature = "progress")]
 impl Progress {
     pub(super) fn new(inputs: &[Input], allowed: bool) -> Progress {
         if !allowed || !io::stderr().is_terminal() {

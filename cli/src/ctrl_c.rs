@@ -1,27 +1,13 @@
 //! Ctrl-C as the end of the input, for a subcommand that reports at the end (`rpcscan
-//! pair` on `tail -f server.log`): the first SIGINT ends the input where it is (blocks
-//! already read are finished and counted, the report is printed), a second one exits at
-//! once with status 130.
+//! pair` on `tail -f server.log`): the first SIGINT ends the engine's input where it is
+//! (`rpcscan_traffic::input::interrupt`), a second one exits at once with status 130.
 //!
-//! The signal is caught by tokio's handler on a thread of its own (no `unsafe` here); the
-//! NDJSON pipeline notices the flag within `POLL` (50 ms), even while its reader thread is
-//! blocked on a pipe. A framed stream (Content-Length, SSE, json-seq) is read on the
-//! calling thread and notices it after its current read returns.
+//! The signal is caught by tokio's handler on a thread of its own (no `unsafe` here).
 
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Duration;
 
-/// How often a waiting pipeline looks at the flag.
-pub(super) const POLL: Duration = Duration::from_millis(50);
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// `true` once Ctrl-C was pressed (only after [`end_input_on_ctrl_c`]).
-pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
-}
+use rpcscan_traffic::input::interrupt;
 
 /// From now on, Ctrl-C ends the input instead of the process; a second one exits (130).
 /// The handler is in place when this returns.
@@ -34,7 +20,7 @@ pub fn end_input_on_ctrl_c() -> io::Result<()> {
         thread::Builder::new().name("ctrl-c".to_owned()).spawn(move || {
             runtime.block_on(async move {
                 while sigint.recv().await.is_some() {
-                    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                    if interrupt::interrupt() {
                         std::process::exit(130);
                     }
                 }
@@ -46,7 +32,7 @@ pub fn end_input_on_ctrl_c() -> io::Result<()> {
         thread::Builder::new().name("ctrl-c".to_owned()).spawn(move || {
             runtime.block_on(async move {
                 while tokio::signal::ctrl_c().await.is_ok() {
-                    if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                    if interrupt::interrupt() {
                         std::process::exit(130);
                     }
                 }

@@ -1,0 +1,504 @@
+//! Pairing over the engine's inputs: every response matched to the request it answers by
+//! the library's matcher (`rpcscan::pair::Pairing`: the rules live there), in input order,
+//! while the scan stays parallel. `rpcscan pair` and the Python package's `pair` both run
+//! [`Pairs`]; each supplies only its output, as a [`Report`].
+//!
+//! The engine's workers read each message's facts (kind, raw id, method, tool, cancel and
+//! progress keys, position, parsed timestamp, direction label) into a per-block arena (one
+//! allocation per block, not per message); the blocks are merged in input order on the
+//! writer's thread, which feeds the facts to the one sequential matcher and hands each
+//! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
+//! decoded in order on that thread already, and feed it directly.
+//!
+//! Direction labels (`--line-format` group `dir`, `--dir-field`, proxy and gateway logs) are
+//! mapped in input order by [`Directions`]: the first label seen is one way, the second the
+//! other. Every valid message's label counts, whether or not the matcher needs the message
+//! (a `notifications/message` is not fed without `--timeout`, its label still registers);
+//! an invalid message's label never does (a line the log writer mangled must not push a real
+//! direction out).
+
+use std::borrow::Cow;
+use std::io;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rpcscan::pair::{Directions, Event, Fact, Pairing, Position, Summary};
+use rpcscan::Kind;
+
+use crate::input::{extract, Command, Item, Source, Verdict};
+
+/// What a product does with the events the matcher settles: its output, and nothing else.
+pub trait Report: Sync {
+    /// Where events go between blocks: a byte buffer, Arrow columns...
+    type Out: Default + Send + 'static;
+
+    /// One settled event, in input order.
+    fn event(&self, event: &Event<'_>, out: &mut Self::Out);
+
+    /// After each merged block of a mapped or piped NDJSON input, with the events it
+    /// settled: a live report writes them out here (`tail -f log | rpcscan pair --json`).
+    /// An error ends the output: nothing more is written, and [`Pairs::finish`] returns it.
+    fn settled(&self, out: &mut Self::Out) -> io::Result<()> {
+        let _ = out;
+        Ok(())
+    }
+
+    /// After each message of a framed stream (Content-Length, SSE, json-seq), decoded in
+    /// order on the writer's thread: a report that prints moves what settled into `to`, the
+    /// engine's output buffer, which is written in order with the stream.
+    fn write_in_order(&self, out: &mut Self::Out, to: &mut Vec<u8>) {
+        let _ = (out, to);
+    }
+
+    /// `true` when events are printed as they settle (not only at the end): a progress bar
+    /// would be torn up by them on a terminal, and is not drawn.
+    fn prints_as_it_goes(&self) -> bool {
+        false
+    }
+}
+
+/// The pairing command, for [`crate::input::run`]: the matcher's settings and the product's
+/// [`Report`].
+pub struct Pairs<R> {
+    report: R,
+    max_in_flight: usize,
+    timeout: Option<Duration>,
+    /// Record and arena buffers of merged blocks, for the next blocks to fill (a block's
+    /// thousands of records would otherwise regrow, and be copied, every time).
+    spare: Mutex<Vec<(Vec<Record>, Arena)>>,
+}
+
+/// Spare buffers kept at most (a window of blocks is in flight at once).
+const MAX_SPARE: usize = 64;
+
+/// Distinct labels of a block's unfed messages tracked on the side; past them, such a
+/// message becomes a record of its own (a log with that many labels has few messages each).
+const MAX_SIDE_LABELS: usize = 8;
+
+/// What a run adds up to: a block's facts (in an arena), and in the run's own tally the
+/// matcher and the report's output.
+pub struct PairTally<O> {
+    facts: Vec<Record>,
+    arena: Arena,
+    /// Labels of valid messages not fed to the matcher: each distinct label once, with the
+    /// record it comes before (its place in input order) and how many messages carried it.
+    labels: Vec<SideLabel>,
+    state: Option<Box<State<O>>>,
+}
+
+impl<O> Default for PairTally<O> {
+    fn default() -> Self {
+        PairTally { facts: Vec::new(), arena: Arena::default(), labels: Vec::new(), state: None }
+    }
+}
+
+/// A label of messages that are not fed to the matcher.
+struct SideLabel {
+    label: Box<[u8]>,
+    /// The number of records of the block before its first message.
+    before: usize,
+    count: u64,
+}
+
+/// A block's strings: raw bytes (ids, tokens, codes, labels), and text (methods and tool
+/// names, valid UTF-8 already: read back without a second validation).
+#[derive(Default)]
+struct Arena {
+    bytes: Vec<u8>,
+    text: String,
+}
+
+impl Arena {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.text.clear();
+    }
+}
+
+/// A span of the arena, relative to its record's first byte there: start and length
+/// (`u32::MAX` long: none). Compact, so that a block's records stay small on their way to
+/// the matcher's thread.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    const NONE: Span = Span { start: 0, len: u32::MAX };
+}
+
+/// One message's facts, with its strings in the block's arena from `base` on (text from
+/// `text_base`).
+struct Record {
+    at: Position,
+    time: Option<Duration>,
+    /// Where this record's strings begin in the arena.
+    base: usize,
+    text_base: usize,
+    kind: Kind,
+    id: Span,
+    method: Span,
+    tool: Span,
+    /// A request's or progress notification's progress token, or a cancel's request id.
+    token: Span,
+    /// `token` is the `requestId` of a `notifications/cancelled`.
+    cancels: bool,
+    /// Only the label counts: a valid message the matcher does not need.
+    label_only: bool,
+    error_code: Span,
+    /// The log line's direction label, mapped to a direction in input order.
+    label: Span,
+}
+
+impl Record {
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Arena) -> Record {
+        let (base, text_base) = (arena.bytes.len(), arena.text.len());
+        // A field longer than 4 GiB (a message that size, with --max-message-size raised
+        // that far) is not kept.
+        let span = |start: usize, len: usize| match (u32::try_from(start), u32::try_from(len)) {
+            (Ok(start), Ok(len)) if len != u32::MAX => Some(Span { start, len }),
+            _ => None,
+        };
+        let bytes = &mut arena.bytes;
+        let mut stash = |b: Option<&[u8]>| {
+            let Some(b) = b else { return Span::NONE };
+            let Some(span) = span(bytes.len() - base, b.len()) else { return Span::NONE };
+            bytes.extend_from_slice(b);
+            span
+        };
+        let id = stash(fact.id);
+        let token = stash(fact.cancels.or(fact.progress_token));
+        let error_code = stash(fact.error_code);
+        let label = stash(label);
+        let text = &mut arena.text;
+        let mut stash_text = |t: Option<&str>| {
+            let Some(t) = t else { return Span::NONE };
+            let Some(span) = span(text.len() - text_base, t.len()) else { return Span::NONE };
+            text.push_str(t);
+            span
+        };
+        let method = stash_text(fact.method.as_deref());
+        let tool = stash_text(fact.tool.as_deref());
+        Record {
+            at: fact.at,
+            time: fact.time,
+            base,
+            text_base,
+            kind: fact.kind,
+            id,
+            method,
+            tool,
+            token,
+            cancels: fact.cancels.is_some(),
+            label_only: false,
+            error_code,
+            label,
+        }
+    }
+
+    /// The fact, and its direction label.
+    fn fact<'a>(&self, arena: &'a Arena) -> (Fact<'a>, Option<&'a [u8]>) {
+        let bytes = |span: Span| {
+            if span.len == u32::MAX {
+                return None;
+            }
+            let start = self.base + span.start as usize;
+            arena.bytes.get(start..start + span.len as usize)
+        };
+        let text = |span: Span| {
+            if span.len == u32::MAX {
+                return None;
+            }
+            let start = self.text_base + span.start as usize;
+            arena.text.get(start..start + span.len as usize).map(Cow::Borrowed)
+        };
+        let mut fact = Fact::new(self.kind, self.at);
+        fact.id = bytes(self.id);
+        fact.method = text(self.method);
+        fact.tool = text(self.tool);
+        if self.cancels {
+            fact.cancels = bytes(self.token);
+        } else {
+            fact.progress_token = bytes(self.token);
+        }
+        fact.error_code = bytes(self.error_code);
+        fact.time = self.time;
+        (fact, bytes(self.label))
+    }
+}
+
+/// The sequential end: the matcher, the counts, the report's output.
+struct State<O> {
+    pairing: Pairing,
+    summary: Summary,
+    /// The log's two direction labels, as they come.
+    directions: Directions,
+    /// Valid messages with a label beyond the first two (no direction).
+    undirected: u64,
+    out: O,
+    /// The report's output failed: nothing more is reported, the run ends with it.
+    error: Option<io::Error>,
+}
+
+/// A finished run: the summary, the directions seen, and the report's output.
+pub struct Finished<O> {
+    /// Counts, latencies, outcomes per method and tool.
+    pub summary: Summary,
+    /// The log's direction labels, in the order they first came.
+    pub directions: Directions,
+    /// Valid messages whose label was neither of the first two.
+    pub undirected: u64,
+    /// The report's output, every event included.
+    pub out: O,
+}
+
+/// What an item gives the matcher: a fact to feed, only its label, or nothing.
+enum Feed<'a> {
+    Fact(Fact<'a>),
+    Label,
+    Nothing,
+}
+
+impl<R: Report> Pairs<R> {
+    /// Pairing with the matcher's defaults (`rpcscan::pair::DEFAULT_MAX_IN_FLIGHT`, no
+    /// timeout), reporting to `report`.
+    pub fn new(report: R) -> Pairs<R> {
+        Pairs {
+            report,
+            max_in_flight: rpcscan::pair::DEFAULT_MAX_IN_FLIGHT,
+            timeout: None,
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Requests remembered at once; one more evicts the oldest as unanswered.
+    pub fn max_in_flight(mut self, n: usize) -> Pairs<R> {
+        self.max_in_flight = n;
+        self
+    }
+
+    /// Requests unanswered this long (by the log's timestamps) expire.
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Pairs<R> {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The product's report.
+    pub fn report(&self) -> &R {
+        &self.report
+    }
+
+    /// Ends the run: leftover facts fed, the matcher emptied, every event reported. An error
+    /// of the report's output ([`Report::settled`]) is returned instead.
+    pub fn finish(&self, mut tally: PairTally<R::Out>) -> io::Result<Finished<R::Out>> {
+        let mut state = tally.state.take().unwrap_or_else(|| self.state());
+        if let Some(e) = state.error.take() {
+            return Err(e);
+        }
+        // Facts recorded but never merged (a tally that was never merged into the run's):
+        // fed here so that nothing is lost.
+        let leftover = PairTally { state: None, ..tally };
+        self.feed_block(&mut state, &leftover, 0);
+        let State { mut pairing, mut summary, directions, undirected, mut out, .. } = *state;
+        pairing.finish(|event| {
+            summary.add(&event);
+            self.report.event(&event, &mut out);
+        });
+        Ok(Finished { summary, directions, undirected, out })
+    }
+
+    fn state(&self) -> Box<State<R::Out>> {
+        Box::new(State {
+            pairing: Pairing::new().max_in_flight(self.max_in_flight).timeout(self.timeout),
+            summary: Summary::new(),
+            directions: Directions::new(),
+            undirected: 0,
+            out: R::Out::default(),
+            error: None,
+        })
+    }
+
+    /// What the matcher reads of this item: requests, responses, cancels and progress,
+    /// with the log line's timestamp; with a timeout, any other timed message too (its time
+    /// alone expires stragglers, as every timed line of the log does). Other valid
+    /// messages give only their direction label.
+    fn feed_of<'a>(&self, item: &Item<'a>) -> Feed<'a> {
+        let at = Position { line: item.line, offset: item.offset };
+        let timed = |fact: Fact<'a>| match item.ts.and_then(extract::parse_time) {
+            Some(time) => Feed::Fact(fact.with_time(Some(time))),
+            None => Feed::Nothing,
+        };
+        let Verdict::Message(msg) = &item.verdict else {
+            return match self.timeout {
+                Some(_) => timed(Fact::new(Kind::Invalid, at)),
+                None => Feed::Nothing,
+            };
+        };
+        let fact = Fact::of(msg, at);
+        if fact.kind == Kind::Notification
+            && fact.cancels.is_none()
+            && fact.progress_token.is_none()
+        {
+            let label = if item.dir.is_some() { Feed::Label } else { Feed::Nothing };
+            return match (self.timeout, timed(fact)) {
+                (Some(_), Feed::Fact(fact)) => Feed::Fact(fact),
+                _ => label,
+            };
+        }
+        let time = item.ts.and_then(extract::parse_time);
+        Feed::Fact(fact.with_time(time))
+    }
+
+    /// Feeds one fact, travelling the way its `label` says, in input order. Only a valid
+    /// message's label maps to a direction.
+    fn feed(&self, state: &mut State<R::Out>, fact: Fact<'_>, label: Option<&[u8]>) {
+        let State { pairing, summary, directions, undirected, out, .. } = state;
+        let direction = match fact.kind {
+            Kind::Invalid => None,
+            _ => {
+                let direction = label.and_then(|l| directions.direction(l));
+                *undirected += u64::from(label.is_some() && direction.is_none());
+                direction
+            }
+        };
+        let fact = fact.with_direction(direction);
+        pairing.feed(&fact, |event| {
+            summary.add(&event);
+            self.report.event(&event, out);
+        });
+    }
+
+    /// A valid message's label that the matcher does not need: mapped, and counted.
+    fn label(state: &mut State<R::Out>, label: &[u8], count: u64) {
+        if state.directions.direction(label).is_none() {
+            state.undirected += count;
+        }
+    }
+
+    /// Feeds a block's records and side labels in input order; lines of records counted
+    /// from 1 at the block's start are moved by `by`.
+    fn feed_block(&self, state: &mut State<R::Out>, block: &PairTally<R::Out>, by: u64) {
+        let mut side = block.labels.iter().peekable();
+        for (i, record) in block.facts.iter().enumerate() {
+            while let Some(s) = side.next_if(|s| s.before <= i) {
+                Self::label(state, &s.label, s.count);
+            }
+            let (mut fact, label) = record.fact(&block.arena);
+            if record.label_only {
+                if let Some(label) = label {
+                    Self::label(state, label, 1);
+                }
+                continue;
+            }
+            // Framings without lines say 0, and keep it.
+            if fact.at.line > 0 {
+                fact.at.line += by;
+            }
+            self.feed(state, fact, label);
+        }
+        for s in side {
+            Self::label(state, &s.label, s.count);
+        }
+    }
+}
+
+impl<R: Report> Command for Pairs<R> {
+    type Tally = PairTally<R::Out>;
+
+    /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
+    /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
+    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
+        let fact = match self.feed_of(item) {
+            Feed::Nothing => return,
+            Feed::Fact(fact) => fact,
+            Feed::Label => {
+                let Some(label) = item.dir else { return };
+                let before = tally.facts.len();
+                if let Some(side) = tally.labels.iter_mut().find(|s| *s.label == *label) {
+                    side.count += 1;
+                    return;
+                }
+                if tally.labels.len() < MAX_SIDE_LABELS {
+                    tally.labels.push(SideLabel { label: label.into(), before, count: 1 });
+                    return;
+                }
+                let at = Position { line: item.line, offset: item.offset };
+                let mut record =
+                    Record::new(&Fact::new(Kind::Notification, at), Some(label), &mut tally.arena);
+                record.label_only = true;
+                tally.facts.push(record);
+                return;
+            }
+        };
+        if tally.facts.capacity() == 0 {
+            if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
+                (tally.facts, tally.arena) = (facts, arena);
+            }
+        }
+        tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
+    }
+
+    /// A framed stream's message: already in order, on the writer's thread, with the run's
+    /// own tally: fed straight to the matcher.
+    fn item_in_order(
+        &self,
+        _source: &Source,
+        item: &Item<'_>,
+        out: &mut Vec<u8>,
+        tally: &mut Self::Tally,
+    ) {
+        let feed = self.feed_of(item);
+        let state = tally.state.get_or_insert_with(|| self.state());
+        match feed {
+            Feed::Fact(fact) => self.feed(state, fact, item.dir),
+            Feed::Label => {
+                if let Some(label) = item.dir {
+                    Self::label(state, label, 1);
+                }
+            }
+            Feed::Nothing => {}
+        }
+        self.report.write_in_order(&mut state.out, out);
+    }
+
+    fn merge(&self, into: &mut Self::Tally, from: Self::Tally) {
+        self.merge_lines(into, from, 1);
+    }
+
+    /// A mapped block's facts come with lines counted from 1 at its first byte: the
+    /// producer then does not read the whole file once more to number the blocks (that
+    /// count was ~7% of `pair`'s CPU time).
+    fn numbers_lines_at_merge(&self) -> bool {
+        true
+    }
+
+    fn merge_lines(&self, into: &mut Self::Tally, from: Self::Tally, first_line: u64) {
+        let by = first_line.saturating_sub(1);
+        let state = into.state.get_or_insert_with(|| self.state());
+        self.feed_block(state, &from, by);
+        let PairTally { mut facts, mut arena, .. } = from;
+        if facts.capacity() > 0 {
+            facts.clear();
+            arena.clear();
+            if let Ok(mut spare) = self.spare.lock() {
+                if spare.len() < MAX_SPARE {
+                    spare.push((facts, arena));
+                }
+            }
+        }
+        if state.error.is_none() {
+            if let Err(e) = self.report.settled(&mut state.out) {
+                state.error = Some(e);
+            }
+        }
+    }
+
+    fn wants_lines(&self) -> bool {
+        true
+    }
+
+    fn prints_as_it_goes(&self) -> bool {
+        self.report.prints_as_it_goes()
+    }
+}
