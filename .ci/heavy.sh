@@ -75,6 +75,15 @@ step "tests (SQL, property, lines format, registry, loopback cluster)"
 cargo test --manifest-path "$manifest" --workspace --locked -j "$jobs"
 t3=$SECONDS
 
+step "cargo package: rpcscan-datafusion is ready to publish (metadata, readme, include list)"
+# Without verification: verifying would rebuild DataFusion with the crate's own feature set
+# (minutes on 2 cores); the build and tests above already compile it. The library it needs,
+# `rpcscan`, is not on crates.io yet: the patch resolves it from this checkout, as
+# `cargo package --workspace` does in the root workspace. --allow-dirty: the tests above may
+# leave files in the clone; what is packaged is the include list.
+cargo package --manifest-path "$manifest" -p rpcscan-datafusion --no-verify --locked --allow-dirty \
+  --config 'patch.crates-io.rpcscan.path="."'
+
 step "cluster on separate hosts: network namespaces, an executor killed mid-query (ballista/netns.sh)"
 bash ballista/netns.sh
 t4=$SECONDS
