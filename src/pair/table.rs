@@ -5,6 +5,7 @@ use hashbrown::HashTable;
 
 use super::small::Small;
 use super::{Direction, Request};
+use crate::text::Str;
 
 /// The hash of the matcher's tables: foldhash, seeded at random once per process (from
 /// address-space layout and the clock), so a log cannot be written to collide in a run
@@ -253,9 +254,11 @@ pub(super) fn side(direction: Option<Direction>) -> u8 {
 }
 
 /// Builds the key of a raw id in `out`: the side, then `i` and the integer's digits (`-0`
-/// folded into `0`) or `s` and the string's decoded bytes (lone surrogates as generalized
-/// UTF-8, so every distinct string keeps a distinct key). `false` for `null` and anything
-/// that is neither a string nor an integer literal.
+/// folded into `0`) or `s` and the string's decoded bytes ([`Str::decode_into`]'s: lone
+/// surrogates as generalized UTF-8, so every distinct string keeps a distinct key; an id
+/// without escapes is copied as it is). `false` for `null` and anything that is neither a
+/// string nor an integer literal. Total on any bytes, since facts filled in by hand may
+/// hold anything.
 pub(super) fn key(raw: &[u8], side: u8, out: &mut Vec<u8>) -> bool {
     out.clear();
     out.push(side);
@@ -265,7 +268,7 @@ pub(super) fn key(raw: &[u8], side: u8, out: &mut Vec<u8>) -> bool {
                 return false;
             };
             out.push(b's');
-            unescape(inner, out);
+            Str::from_raw(inner).decode_into(out);
             true
         }
         Some(b'-' | b'0'..=b'9') => {
@@ -281,83 +284,6 @@ pub(super) fn key(raw: &[u8], side: u8, out: &mut Vec<u8>) -> bool {
     }
 }
 
-/// Appends the decoded bytes of a JSON string's content. Total on any bytes: a malformed
-/// escape is copied as written.
-fn unescape(raw: &[u8], out: &mut Vec<u8>) {
-    let mut i = 0;
-    while let Some(&b) = raw.get(i) {
-        if b != b'\\' {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        match raw.get(i + 1) {
-            Some(b'u') => {
-                let Some(mut point) = hex4(raw.get(i + 2..i + 6)) else {
-                    out.push(b);
-                    i += 1;
-                    continue;
-                };
-                i += 6;
-                if (0xD800..0xDC00).contains(&point) && raw.get(i..i + 2) == Some(b"\\u") {
-                    if let Some(low) = hex4(raw.get(i + 2..i + 6)) {
-                        if (0xDC00..0xE000).contains(&low) {
-                            point = 0x10000 + ((point - 0xD800) << 10) + (low - 0xDC00);
-                            i += 6;
-                        }
-                    }
-                }
-                push_code_point(point, out);
-            }
-            Some(&c) => {
-                out.push(match c {
-                    b'n' => b'\n',
-                    b't' => b'\t',
-                    b'r' => b'\r',
-                    b'b' => 0x08,
-                    b'f' => 0x0C,
-                    other => other,
-                });
-                i += 2;
-            }
-            None => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-}
-
-fn hex4(digits: Option<&[u8]>) -> Option<u32> {
-    let digits = digits?;
-    if digits.len() != 4 {
-        return None;
-    }
-    digits.iter().try_fold(0u32, |v, &d| Some(v * 16 + char::from(d).to_digit(16)?))
-}
-
-/// UTF-8 encoding of any code point below 0x110000, surrogates included.
-fn push_code_point(point: u32, out: &mut Vec<u8>) {
-    // Each `as u8` keeps the low bits on purpose, after the masks and shifts.
-    match point {
-        0..=0x7F => out.push(point as u8),
-        0x80..=0x7FF => {
-            out.extend_from_slice(&[0xC0 | (point >> 6) as u8, 0x80 | (point & 0x3F) as u8])
-        }
-        0x800..=0xFFFF => out.extend_from_slice(&[
-            0xE0 | (point >> 12) as u8,
-            0x80 | ((point >> 6) & 0x3F) as u8,
-            0x80 | (point & 0x3F) as u8,
-        ]),
-        _ => out.extend_from_slice(&[
-            0xF0 | ((point >> 18) & 0x07) as u8,
-            0x80 | ((point >> 12) & 0x3F) as u8,
-            0x80 | ((point >> 6) & 0x3F) as u8,
-            0x80 | (point & 0x3F) as u8,
-        ]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +295,27 @@ mod tests {
         let cases: &[(&[u8], bool)] = &[(b"1", true), (b"-", false), (b"\"", false), (b"\"\\", true), (b"\"\\u12\"", true), (b"null", false), (b"1.5", false), (b"", false)];
         for &(raw, ok) in cases {
             assert_eq!(key(raw, 0, &mut out), ok, "{raw:?}");
+        }
+    }
+
+    /// Two ids share a key exactly when their decoded values are equal.
+    #[test]
+    fn keys_are_decoded_values() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, bool)] = &[
+            (r#""a\u0062""#, r#""ab""#, true),
+            (r#""\ud83d\ude00""#, "\"\u{1F600}\"", true),
+            (r#""\/\n""#, "\"/\n\"", true),
+            (r#""\ud800""#, r#""\uD800""#, true),
+            (r#""\ud800""#, r#""\udc00""#, false),
+            ("-0", "0", true),
+            ("1", r#""1""#, false),
+            ("18446744073709551617", "18446744073709551616", false),
+        ];
+        for &(a, b, same) in cases {
+            let (mut ka, mut kb) = (Vec::new(), Vec::new());
+            assert!(key(a.as_bytes(), 1, &mut ka) && key(b.as_bytes(), 1, &mut kb), "{a} {b}");
+            assert_eq!(ka == kb, same, "{a} {b}");
         }
     }
 }
