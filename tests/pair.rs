@@ -133,3 +133,55 @@ proptest! {
         prop_assert_eq!(pairing.in_flight(), 0);
     }
 }
+
+/// Every event about a `tools/call` request names the request's tool, a duplicate's own
+/// included (`rpcscan pair --json` prints it on each line); events about no request name none.
+#[test]
+fn events_about_a_call_name_its_tool() {
+    let call = |id: u32, tool: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+        )
+    };
+    let answer = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let cancel = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        )
+    };
+    /// Name, log, each event's name and tool.
+    type Case = (&'static str, Vec<String>, &'static [(&'static str, Option<&'static str>)]);
+    #[rustfmt::skip]
+    let cases: Vec<Case> = vec![
+        ("paired", vec![call(1, "a"), answer(1)], &[("paired", Some("a"))]),
+        ("duplicate, then unanswered", vec![call(1, "a"), call(1, "a"), answer(1)], &[("duplicate", Some("a")), ("paired", Some("a")), ("unanswered", Some("a"))]),
+        ("a duplicate's own tool", vec![call(1, "a"), call(1, "b")], &[("duplicate", Some("b")), ("unanswered", Some("a")), ("unanswered", Some("b"))]),
+        ("cancelled", vec![call(1, "a"), cancel(1)], &[("cancelled", Some("a"))]),
+        ("not a call", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into(), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into()], &[("duplicate", None), ("unanswered", None), ("unanswered", None)]),
+        ("about no request", vec![answer(1), cancel(2)], &[("orphan", None), ("stray_cancel", None)]),
+    ];
+    for (name, log, expected) in cases {
+        let mut pairing = Pairing::new();
+        let mut seen = Vec::new();
+        let mut note = |event: Event<'_>| {
+            let kind = match event {
+                Event::Paired { .. } => "paired",
+                Event::Duplicate { .. } => "duplicate",
+                Event::Unanswered { .. } => "unanswered",
+                Event::Cancelled { .. } => "cancelled",
+                Event::Orphan(_) => "orphan",
+                Event::NullIdError(_) => "null_id_error",
+                Event::StrayProgress(_) => "stray_progress",
+                Event::StrayCancel(_) => "stray_cancel",
+            };
+            seen.push((kind, event.tool().map(str::to_owned)));
+        };
+        for (i, json) in log.iter().enumerate() {
+            let msg = rpcscan::parse(json.as_bytes()).expect("valid");
+            pairing.feed(&Fact::of(&msg, Position { line: i as u64 + 1, offset: 0 }), &mut note);
+        }
+        pairing.finish(&mut note);
+        let expected: Vec<_> = expected.iter().map(|&(k, t)| (k, t.map(str::to_owned))).collect();
+        assert_eq!(seen, expected, "{name}");
+    }
+}

@@ -84,6 +84,9 @@ pub enum Event<'f> {
         id: &'f [u8],
         /// The decoded method.
         method: &'f str,
+        /// The tool of a `tools/call`, as [`Request::tool`] names it in this request's later
+        /// events.
+        tool: Option<&'f str>,
         /// Where this request is.
         at: Position,
         /// Where the oldest waiting request with the same id is.
@@ -109,4 +112,22 @@ pub enum Event<'f> {
     StrayProgress(Position),
     /// A `notifications/cancelled` whose `requestId` no waiting request has.
     StrayCancel(Position),
+}
+
+impl Event<'_> {
+    /// The tool of the `tools/call` request the event is about: every event about a request
+    /// names it ([`Event::Paired`], [`Event::Duplicate`], [`Event::Unanswered`],
+    /// [`Event::Cancelled`]), so that a report can give each of its lines the tool.
+    pub fn tool(&self) -> Option<&str> {
+        match self {
+            Event::Paired { request, .. }
+            | Event::Unanswered { request, .. }
+            | Event::Cancelled { request, .. } => request.tool.as_deref(),
+            Event::Duplicate { tool, .. } => *tool,
+            Event::Orphan(_)
+            | Event::NullIdError(_)
+            | Event::StrayProgress(_)
+            | Event::StrayCancel(_) => None,
+        }
+    }
 }

@@ -151,7 +151,14 @@ impl Pairing {
         let Some(at) = self.in_flight.push(InFlight { request, id, token }) else { return };
         let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
         if let Some(earlier) = earlier.and_then(|e| self.in_flight.get(e)) {
-            sink(Event::Duplicate { id: raw, method, at: fact.at, earlier: earlier.request.at });
+            let tool = fact.tool.as_deref();
+            sink(Event::Duplicate {
+                id: raw,
+                method,
+                tool,
+                at: fact.at,
+                earlier: earlier.request.at,
+            });
         }
         if has_token {
             self.by_token.insert(&mut self.in_flight, Which::Token, at);
@@ -294,8 +301,9 @@ mod tests {
         events.join("; ")
     }
 
+    /// One event as a short line; an event about a `tools/call` ends with the tool.
     fn show(event: &Event<'_>) -> String {
-        match event {
+        let line = match event {
             Event::Paired { request, response, latency } => {
                 let mut s =
                     format!("pair {}>{} {}", request.at.line, response.at.line, request.method);
@@ -327,6 +335,10 @@ mod tests {
             }
             Event::StrayProgress(at) => format!("stray-progress {}", at.line),
             Event::StrayCancel(at) => format!("stray-cancel {}", at.line),
+        };
+        match event.tool() {
+            Some(tool) if !matches!(event, Event::Paired { .. }) => format!("{line} {tool}"),
+            _ => line,
         }
     }
 
@@ -353,6 +365,8 @@ mod tests {
             ("null-id error answers no one", &[REQ1, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#, r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}"#], "null 2; null 3; unanswered 1 Finished"),
             ("error outcome and code", &[REQ1, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#], "pair 1>2 ping err -32601"),
             ("tool name", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#], "pair 1>2 tools/call echo"),
+            ("a duplicate names its own tool", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a"}}"#, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"b"}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#], "dup 2<1 b; pair 1>3 tools/call a; unanswered 2 Finished b"),
+            ("a cancelled call names its tool", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a"}}"#, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#], "cancelled 1 Finished a"),
             ("cancelled, not unanswered", &[REQ1, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#], "cancelled 1 Finished"),
             ("cancelled then answered anyway", &[REQ1, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, RES1], "pair 1>3 ping cancelled"),
             ("cancel of nothing", &[r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}}"#], "stray-cancel 1"),
