@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use proptest::prelude::*;
-use rpcscan::pair::{Direction, Ending, Event, Fact, Outcome, Pairing, Position};
+use rpcscan::pair::{Direction, Directions, Ending, Event, Fact, Outcome, Pairing, Position};
 use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
 use rpcscan_oracle::pairlog;
 
@@ -183,5 +183,68 @@ fn events_about_a_call_name_its_tool() {
         pairing.finish(&mut note);
         let expected: Vec<_> = expected.iter().map(|&(k, t)| (k, t.map(str::to_owned))).collect();
         assert_eq!(seen, expected, "{name}");
+    }
+}
+
+/// A log's two direction labels are those of the facts the matcher reads the direction of:
+/// an invalid line or a plain notification (fed for its time only when there is a timeout)
+/// never takes a side nor counts as undirected, so the labels are the same whether those
+/// facts are fed or not.
+#[test]
+fn only_directed_facts_name_the_directions() {
+    const REQ: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    const RES: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    const NOTE: &str = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+    const CANCEL: &str =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    const PROGRESS: &str =
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1}}"#;
+    const BAD: &str = "{oops";
+    /// Name, log (message, label), the two labels, undirected facts, each fact's direction
+    /// (`>` there, `<` back, `-` none).
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        [Option<&'static str>; 2],
+        u64,
+        &'static str,
+    );
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
+        ("requests and responses", &[(REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "><"),
+        ("an invalid line first takes no side", &[(BAD, "junk"), (REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "-><"),
+        ("nor does an invalid line between", &[(REQ, "c2s"), (BAD, "junk"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, ">-<"),
+        ("a plain notification takes no side", &[(NOTE, "log"), (REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "-><"),
+        ("an undirected fact with a known label has its direction", &[(REQ, "c2s"), (NOTE, "c2s"), (BAD, "s2c")], [Some("c2s"), None], 0, ">>-"),
+        ("cancel and progress take sides", &[(CANCEL, "c2s"), (PROGRESS, "s2c")], [Some("c2s"), Some("s2c")], 0, "><"),
+        ("a third label on a request is undirected", &[(REQ, "c2s"), (RES, "s2c"), (REQ, "x"), (BAD, "y")], [Some("c2s"), Some("s2c")], 1, "><--"),
+    ];
+    for &(name, log, labels, undirected, arrows) in cases {
+        // Everything (a run with a timeout), then the directed facts only (without).
+        for all in [true, false] {
+            let mut directions = Directions::new();
+            let mut got = String::new();
+            for (n, &(json, label)) in log.iter().enumerate() {
+                let at = Position { line: n as u64 + 1, offset: 0 };
+                let fact = match rpcscan::parse(json.as_bytes()) {
+                    Ok(msg) => Fact::of(&msg, at),
+                    Err(_) => Fact::new(rpcscan::Kind::Invalid, at),
+                };
+                if !all && !fact.is_directed() {
+                    continue;
+                }
+                got.push(match directions.direction_of(&fact, Some(label.as_bytes())) {
+                    Some(Direction::There) => '>',
+                    Some(Direction::Back) => '<',
+                    None => '-',
+                });
+            }
+            let want = labels.map(|l| l.map(str::as_bytes));
+            assert_eq!(directions.labels(), want, "{name} (all facts: {all})");
+            assert_eq!(directions.undirected(), undirected, "{name} (all facts: {all})");
+            if all {
+                assert_eq!(got, arrows, "{name}");
+            }
+        }
     }
 }

@@ -43,6 +43,12 @@ impl Direction {
 /// anything) into [`Direction`]s: the first label seen is [`Direction::There`], the second
 /// [`Direction::Back`]. A third distinct label has no direction.
 ///
+/// Feed it through [`Directions::direction_of`], with each fact: only the labels of facts
+/// whose direction the matcher reads ([`Fact::is_directed`]) take a direction, so an invalid
+/// line or a plain notification (fed for its time alone, with a timeout) can never take the
+/// place of a real side, and the labels a log reports do not depend on which of those
+/// facts a caller feeds.
+///
 /// ```
 /// use rpcscan::pair::{Direction, Directions};
 ///
@@ -52,10 +58,20 @@ impl Direction {
 /// assert_eq!(directions.direction(b"STDIN"), Some(Direction::There));
 /// assert_eq!(directions.direction(b"STDERR"), None);
 /// assert_eq!(directions.labels(), [Some(&b"STDIN"[..]), Some(&b"STDOUT"[..])]);
+///
+/// // Fed with its facts, an invalid line's label takes no side.
+/// use rpcscan::pair::{Fact, Position};
+/// let mut directions = Directions::new();
+/// let invalid = Fact::new(rpcscan::Kind::Invalid, Position::default());
+/// assert_eq!(directions.direction_of(&invalid, Some(b"STDERR")), None);
+/// let response = Fact::new(rpcscan::Kind::Result, Position::default());
+/// assert_eq!(directions.direction_of(&response, Some(b"STDOUT")), Some(Direction::There));
+/// assert_eq!(directions.labels(), [Some(&b"STDOUT"[..]), None]);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Directions {
     labels: [Option<Box<[u8]>>; 2],
+    undirected: u64,
 }
 
 impl Directions {
@@ -77,6 +93,32 @@ impl Directions {
             }
         }
         None
+    }
+
+    /// The direction of a fact travelling with `label`: for a fact the matcher reads the
+    /// direction of ([`Fact::is_directed`]), as [`Directions::direction`] gives it (counted
+    /// in [`Directions::undirected`] when there is none); for any other fact, the direction
+    /// of a label already seen ([`Directions::get`]), taking none.
+    pub fn direction_of(&mut self, fact: &Fact<'_>, label: Option<&[u8]>) -> Option<Direction> {
+        let label = label?;
+        if !fact.is_directed() {
+            return self.get(label);
+        }
+        let direction = self.direction(label);
+        self.undirected += u64::from(direction.is_none());
+        direction
+    }
+
+    /// The direction of `label` if it is one of the two seen; never takes a new one.
+    pub fn get(&self, label: &[u8]) -> Option<Direction> {
+        let mut seen = self.labels.iter().zip([Direction::There, Direction::Back]);
+        seen.find(|(slot, _)| slot.as_deref() == Some(label)).map(|(_, direction)| direction)
+    }
+
+    /// Directed facts given to [`Directions::direction_of`] with a label beyond the first
+    /// two: they travel in no direction (what a report says it could not place).
+    pub fn undirected(&self) -> u64 {
+        self.undirected
     }
 
     /// The labels seen, [`Direction::There`]'s first (what a report says it saw).
@@ -162,6 +204,21 @@ impl<'a> Fact<'a> {
         }
         fact.method = Some(lossy(method.decode(), method.raw()));
         fact
+    }
+
+    /// Whether the matcher reads this fact's direction: a request, a response, or a
+    /// `notifications/cancelled` or `notifications/progress` naming a request or a token.
+    /// Of any other fact (an invalid message, another notification) it reads only the time.
+    pub fn is_directed(&self) -> bool {
+        match self.kind {
+            Kind::Request | Kind::Result | Kind::Error => true,
+            Kind::Notification => match self.method.as_deref() {
+                Some("notifications/cancelled") => self.cancels.is_some(),
+                Some("notifications/progress") => self.progress_token.is_some(),
+                _ => false,
+            },
+            Kind::Invalid => false,
+        }
     }
 
     /// The same fact, travelling in `direction`.
