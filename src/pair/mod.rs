@@ -7,7 +7,9 @@
 //! flight ([`Event::Duplicate`]), an error response with a `null` id
 //! ([`Event::NullIdError`]), and at the end (or when the in-flight table is full, or a
 //! request times out) the requests never answered ([`Event::Unanswered`],
-//! [`Event::Cancelled`]). A [`Summary`] adds the events up per method and per tool.
+//! [`Event::Cancelled`]). Every event about a request names its tool ([`Event::tool`]). A
+//! [`Summary`] adds the events up per method and per tool, with latency percentiles at most
+//! 1/128 above the true value ([`Latency`]).
 //!
 //! ```
 //! use rpcscan::pair::{Event, Fact, Pairing, Position, Summary};
@@ -49,7 +51,9 @@
 //!   answers a request that travelled the other way, so a client's id 0 and a server's
 //!   sampling request id 0 are two different requests; without, there is one id space.
 //!   `notifications/cancelled` travels with its request, `notifications/progress` against it.
-//!   [`Directions`] turns a log's two labels, whatever they are, into directions.
+//!   [`Directions`] turns a log's two labels, whatever they are, into directions; only the
+//!   facts whose direction the matcher reads ([`Fact::is_directed`]) name them, so an
+//!   invalid line fed for its time never takes a side ([`Directions::direction_of`]).
 //! * **Duplicates.** A request whose id is still in flight (same direction) is reported as
 //!   [`Event::Duplicate`] and still waits: responses answer the waiting requests of an id
 //!   first-in first-out. An id reused after its response is an ordinary new request.
