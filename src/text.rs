@@ -54,8 +54,8 @@ impl<'a> Str<'a> {
         Str { raw, escaped }
     }
 
-    /// Wraps raw string content, finding out whether it has escapes.
-    #[cfg(test)]
+    /// Wraps raw string content, finding out whether it has escapes (for bytes that did not
+    /// come from the scanner, which knows already).
     pub(crate) fn from_raw(raw: &'a [u8]) -> Self {
         Str::new(raw, memchr::memchr(b'\\', raw).is_some())
     }

@@ -60,7 +60,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("streaming id recovery", &["recover.rs"]),
     (
         "API: frame, mcp, rewrite, pair, json::validate, lib",
-        &["frame/", "mcp/", "rewrite.rs", "pair.rs", "json/mod.rs", "lib.rs"],
+        &["frame/", "mcp/", "rewrite.rs", "pair/", "json/mod.rs", "lib.rs"],
     ),
 ];
 

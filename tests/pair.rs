@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use proptest::prelude::*;
-use rpcscan::pair::{Direction, Ending, Event, Fact, Outcome, Pairing, Position};
+use rpcscan::pair::{Direction, Directions, Ending, Event, Fact, Outcome, Pairing, Position};
 use rpcscan_oracle::pair::{pair as reference, Entry, PairEvent};
 use rpcscan_oracle::pairlog;
 
@@ -131,5 +131,120 @@ proptest! {
         }
         pairing.finish(|_| {});
         prop_assert_eq!(pairing.in_flight(), 0);
+    }
+}
+
+/// Every event about a `tools/call` request names the request's tool, a duplicate's own
+/// included (`rpcscan pair --json` prints it on each line); events about no request name none.
+#[test]
+fn events_about_a_call_name_its_tool() {
+    let call = |id: u32, tool: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}"}}}}"#
+        )
+    };
+    let answer = |id: u32| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+    let cancel = |id: u32| {
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{id}}}}}"#
+        )
+    };
+    /// Name, log, each event's name and tool.
+    type Case = (&'static str, Vec<String>, &'static [(&'static str, Option<&'static str>)]);
+    #[rustfmt::skip]
+    let cases: Vec<Case> = vec![
+        ("paired", vec![call(1, "a"), answer(1)], &[("paired", Some("a"))]),
+        ("duplicate, then unanswered", vec![call(1, "a"), call(1, "a"), answer(1)], &[("duplicate", Some("a")), ("paired", Some("a")), ("unanswered", Some("a"))]),
+        ("a duplicate's own tool", vec![call(1, "a"), call(1, "b")], &[("duplicate", Some("b")), ("unanswered", Some("a")), ("unanswered", Some("b"))]),
+        ("cancelled", vec![call(1, "a"), cancel(1)], &[("cancelled", Some("a"))]),
+        ("not a call", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into(), r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.into()], &[("duplicate", None), ("unanswered", None), ("unanswered", None)]),
+        ("about no request", vec![answer(1), cancel(2)], &[("orphan", None), ("stray_cancel", None)]),
+    ];
+    for (name, log, expected) in cases {
+        let mut pairing = Pairing::new();
+        let mut seen = Vec::new();
+        let mut note = |event: Event<'_>| {
+            let kind = match event {
+                Event::Paired { .. } => "paired",
+                Event::Duplicate { .. } => "duplicate",
+                Event::Unanswered { .. } => "unanswered",
+                Event::Cancelled { .. } => "cancelled",
+                Event::Orphan(_) => "orphan",
+                Event::NullIdError(_) => "null_id_error",
+                Event::StrayProgress(_) => "stray_progress",
+                Event::StrayCancel(_) => "stray_cancel",
+            };
+            seen.push((kind, event.tool().map(str::to_owned)));
+        };
+        for (i, json) in log.iter().enumerate() {
+            let msg = rpcscan::parse(json.as_bytes()).expect("valid");
+            pairing.feed(&Fact::of(&msg, Position { line: i as u64 + 1, offset: 0 }), &mut note);
+        }
+        pairing.finish(&mut note);
+        let expected: Vec<_> = expected.iter().map(|&(k, t)| (k, t.map(str::to_owned))).collect();
+        assert_eq!(seen, expected, "{name}");
+    }
+}
+
+/// A log's two direction labels are those of the facts the matcher reads the direction of:
+/// an invalid line or a plain notification (fed for its time only when there is a timeout)
+/// never takes a side nor counts as undirected, so the labels are the same whether those
+/// facts are fed or not.
+#[test]
+fn only_directed_facts_name_the_directions() {
+    const REQ: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    const RES: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    const NOTE: &str = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#;
+    const CANCEL: &str =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#;
+    const PROGRESS: &str =
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1}}"#;
+    const BAD: &str = "{oops";
+    /// Name, log (message, label), the two labels, undirected facts, each fact's direction
+    /// (`>` there, `<` back, `-` none).
+    type Case = (
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        [Option<&'static str>; 2],
+        u64,
+        &'static str,
+    );
+    #[rustfmt::skip]
+    let cases: &[Case] = &[
+        ("requests and responses", &[(REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "><"),
+        ("an invalid line first takes no side", &[(BAD, "junk"), (REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "-><"),
+        ("nor does an invalid line between", &[(REQ, "c2s"), (BAD, "junk"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, ">-<"),
+        ("a plain notification takes no side", &[(NOTE, "log"), (REQ, "c2s"), (RES, "s2c")], [Some("c2s"), Some("s2c")], 0, "-><"),
+        ("an undirected fact with a known label has its direction", &[(REQ, "c2s"), (NOTE, "c2s"), (BAD, "s2c")], [Some("c2s"), None], 0, ">>-"),
+        ("cancel and progress take sides", &[(CANCEL, "c2s"), (PROGRESS, "s2c")], [Some("c2s"), Some("s2c")], 0, "><"),
+        ("a third label on a request is undirected", &[(REQ, "c2s"), (RES, "s2c"), (REQ, "x"), (BAD, "y")], [Some("c2s"), Some("s2c")], 1, "><--"),
+    ];
+    for &(name, log, labels, undirected, arrows) in cases {
+        // Everything (a run with a timeout), then the directed facts only (without).
+        for all in [true, false] {
+            let mut directions = Directions::new();
+            let mut got = String::new();
+            for (n, &(json, label)) in log.iter().enumerate() {
+                let at = Position { line: n as u64 + 1, offset: 0 };
+                let fact = match rpcscan::parse(json.as_bytes()) {
+                    Ok(msg) => Fact::of(&msg, at),
+                    Err(_) => Fact::new(rpcscan::Kind::Invalid, at),
+                };
+                if !all && !fact.is_directed() {
+                    continue;
+                }
+                got.push(match directions.direction_of(&fact, Some(label.as_bytes())) {
+                    Some(Direction::There) => '>',
+                    Some(Direction::Back) => '<',
+                    None => '-',
+                });
+            }
+            let want = labels.map(|l| l.map(str::as_bytes));
+            assert_eq!(directions.labels(), want, "{name} (all facts: {all})");
+            assert_eq!(directions.undirected(), undirected, "{name} (all facts: {all})");
+            if all {
+                assert_eq!(got, arrows, "{name}");
+            }
+        }
     }
 }

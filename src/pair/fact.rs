@@ -1,0 +1,240 @@
+//! What the matcher reads of one message: a [`Fact`] (kind, raw id, method, tool, tokens,
+//! position, direction, time), and the [`Directions`] that turn a log's labels into the
+//! [`Direction`] a fact travelled.
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use crate::kind::Kind;
+use crate::message::Message;
+
+/// Where a message is in its log: a 1-based line (0 when the framing has none) and a byte
+/// offset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    /// 1-based line number, 0 when unknown.
+    pub line: u64,
+    /// Byte offset of the message's first byte.
+    pub offset: u64,
+}
+
+/// Which way a message travelled. Which side is called which does not matter (a log may
+/// say `c2s`/`s2c`, `in`/`out`, `STDIN`/`STDOUT`); only that a response travels the other
+/// way from its request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// One way (say, client to server).
+    There,
+    /// The other way.
+    Back,
+}
+
+impl Direction {
+    /// The other direction.
+    pub const fn reverse(self) -> Direction {
+        match self {
+            Direction::There => Direction::Back,
+            Direction::Back => Direction::There,
+        }
+    }
+}
+
+/// Turns the two direction labels of a log (`c2s`/`s2c`, `in`/`out`, `STDIN`/`STDOUT`,
+/// anything) into [`Direction`]s: the first label seen is [`Direction::There`], the second
+/// [`Direction::Back`]. A third distinct label has no direction.
+///
+/// Feed it through [`Directions::direction_of`], with each fact: only the labels of facts
+/// whose direction the matcher reads ([`Fact::is_directed`]) take a direction, so an invalid
+/// line or a plain notification (fed for its time alone, with a timeout) can never take the
+/// place of a real side, and the labels a log reports do not depend on which of those
+/// facts a caller feeds.
+///
+/// ```
+/// use rpcscan::pair::{Direction, Directions};
+///
+/// let mut directions = Directions::new();
+/// assert_eq!(directions.direction(b"STDIN"), Some(Direction::There));
+/// assert_eq!(directions.direction(b"STDOUT"), Some(Direction::Back));
+/// assert_eq!(directions.direction(b"STDIN"), Some(Direction::There));
+/// assert_eq!(directions.direction(b"STDERR"), None);
+/// assert_eq!(directions.labels(), [Some(&b"STDIN"[..]), Some(&b"STDOUT"[..])]);
+///
+/// // Fed with its facts, an invalid line's label takes no side.
+/// use rpcscan::pair::{Fact, Position};
+/// let mut directions = Directions::new();
+/// let invalid = Fact::new(rpcscan::Kind::Invalid, Position::default());
+/// assert_eq!(directions.direction_of(&invalid, Some(b"STDERR")), None);
+/// let response = Fact::new(rpcscan::Kind::Result, Position::default());
+/// assert_eq!(directions.direction_of(&response, Some(b"STDOUT")), Some(Direction::There));
+/// assert_eq!(directions.labels(), [Some(&b"STDOUT"[..]), None]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Directions {
+    labels: [Option<Box<[u8]>>; 2],
+    undirected: u64,
+}
+
+impl Directions {
+    /// No label seen yet.
+    pub fn new() -> Directions {
+        Directions::default()
+    }
+
+    /// The direction of `label`; the first two distinct labels take the two directions.
+    pub fn direction(&mut self, label: &[u8]) -> Option<Direction> {
+        for (slot, direction) in self.labels.iter_mut().zip([Direction::There, Direction::Back]) {
+            match slot {
+                Some(seen) if **seen == *label => return Some(direction),
+                Some(_) => {}
+                None => {
+                    *slot = Some(label.into());
+                    return Some(direction);
+                }
+            }
+        }
+        None
+    }
+
+    /// The direction of a fact travelling with `label`: for a fact the matcher reads the
+    /// direction of ([`Fact::is_directed`]), as [`Directions::direction`] gives it (counted
+    /// in [`Directions::undirected`] when there is none); for any other fact, the direction
+    /// of a label already seen ([`Directions::get`]), taking none.
+    pub fn direction_of(&mut self, fact: &Fact<'_>, label: Option<&[u8]>) -> Option<Direction> {
+        let label = label?;
+        if !fact.is_directed() {
+            return self.get(label);
+        }
+        let direction = self.direction(label);
+        self.undirected += u64::from(direction.is_none());
+        direction
+    }
+
+    /// The direction of `label` if it is one of the two seen; never takes a new one.
+    pub fn get(&self, label: &[u8]) -> Option<Direction> {
+        let mut seen = self.labels.iter().zip([Direction::There, Direction::Back]);
+        seen.find(|(slot, _)| slot.as_deref() == Some(label)).map(|(_, direction)| direction)
+    }
+
+    /// Directed facts given to [`Directions::direction_of`] with a label beyond the first
+    /// two: they travel in no direction (what a report says it could not place).
+    pub fn undirected(&self) -> u64 {
+        self.undirected
+    }
+
+    /// The labels seen, [`Direction::There`]'s first (what a report says it saw).
+    pub fn labels(&self) -> [Option<&[u8]>; 2] {
+        [self.labels[0].as_deref(), self.labels[1].as_deref()]
+    }
+}
+
+/// What the matcher needs to know about one message. [`Fact::of`] reads it from a parsed
+/// message; a caller with its own storage can fill the fields in directly.
+///
+/// Ids, tokens and codes are raw JSON literals, exactly as [`crate::Id::raw`] gives them: a
+/// string with its quotes and escapes, an integer's digits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact<'a> {
+    /// The message's kind; [`Kind::Invalid`] facts are ignored.
+    pub kind: Kind,
+    /// Where the message is.
+    pub at: Position,
+    /// The raw `id` (`null` included), if the message has one.
+    pub id: Option<&'a [u8]>,
+    /// The decoded `method` of a request or notification.
+    pub method: Option<Cow<'a, str>>,
+    /// `params.name` of a `tools/call` request.
+    pub tool: Option<Cow<'a, str>>,
+    /// A request's `params._meta.progressToken`, or a `notifications/progress`'s
+    /// `params.progressToken` (raw; only strings and integers count).
+    pub progress_token: Option<&'a [u8]>,
+    /// A `notifications/cancelled`'s `params.requestId` (raw).
+    pub cancels: Option<&'a [u8]>,
+    /// An error response's raw `error.code`.
+    pub error_code: Option<&'a [u8]>,
+    /// Which way the message travelled, when the log says.
+    pub direction: Option<Direction>,
+    /// When the message was seen, as time since the Unix epoch, when the log says.
+    pub time: Option<Duration>,
+}
+
+impl<'a> Fact<'a> {
+    /// A fact with only a kind and a position.
+    pub fn new(kind: Kind, at: Position) -> Fact<'a> {
+        Fact {
+            kind,
+            at,
+            id: None,
+            method: None,
+            tool: None,
+            progress_token: None,
+            cancels: None,
+            error_code: None,
+            direction: None,
+            time: None,
+        }
+    }
+
+    /// Reads the facts of a valid message: one pass over `params` (two for a request with
+    /// `_meta`), nothing decoded but an escaped method or tool name.
+    pub fn of(msg: &Message<'a>, at: Position) -> Fact<'a> {
+        let mut fact = Fact::new(msg.kind(), at);
+        fact.id = msg.id().map(|id| id.raw());
+        fact.error_code = msg.error_code().map(|code| code.raw());
+        let Some(method) = msg.method() else {
+            return fact;
+        };
+        let params = msg.params();
+        let token_of = |key: &str| {
+            params.and_then(|p| p.get(key).unique()).and_then(|v| v.as_id()).map(|id| id.raw())
+        };
+        match msg.kind() {
+            Kind::Request => {
+                let mcp = msg.mcp();
+                fact.tool = mcp.tool_name().map(|s| lossy(s.decode(), s.raw()));
+                fact.progress_token =
+                    mcp.progress_token().unique().and_then(|v| v.as_id()).map(|id| id.raw());
+            }
+            Kind::Notification if method == "notifications/cancelled" => {
+                fact.cancels = token_of("requestId");
+            }
+            Kind::Notification if method == "notifications/progress" => {
+                fact.progress_token = token_of("progressToken");
+            }
+            _ => {}
+        }
+        fact.method = Some(lossy(method.decode(), method.raw()));
+        fact
+    }
+
+    /// Whether the matcher reads this fact's direction: a request, a response, or a
+    /// `notifications/cancelled` or `notifications/progress` naming a request or a token.
+    /// Of any other fact (an invalid message, another notification) it reads only the time.
+    pub fn is_directed(&self) -> bool {
+        match self.kind {
+            Kind::Request | Kind::Result | Kind::Error => true,
+            Kind::Notification => match self.method.as_deref() {
+                Some("notifications/cancelled") => self.cancels.is_some(),
+                Some("notifications/progress") => self.progress_token.is_some(),
+                _ => false,
+            },
+            Kind::Invalid => false,
+        }
+    }
+
+    /// The same fact, travelling in `direction`.
+    pub fn with_direction(mut self, direction: Option<Direction>) -> Fact<'a> {
+        self.direction = direction;
+        self
+    }
+
+    /// The same fact, seen at `time` (since the Unix epoch).
+    pub fn with_time(mut self, time: Option<Duration>) -> Fact<'a> {
+        self.time = time;
+        self
+    }
+}
+
+/// A string that holds a lone surrogate escape is shown with U+FFFD in its place.
+fn lossy<'a, E>(decoded: Result<Cow<'a, str>, E>, raw: &'a [u8]) -> Cow<'a, str> {
+    decoded.unwrap_or_else(|_| String::from_utf8_lossy(raw))
+}

@@ -1,0 +1,415 @@
+//! The matcher, [`Pairing`]: facts in, in log order; events out, as each one settles.
+
+use std::collections::HashSet;
+use std::hash::BuildHasher;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::summary::MAX_KEYS;
+use super::table::{key, side, InFlight, Index, Link, Seeded, Table, Which, NONE};
+use super::{Direction, Ending, Event, Fact, Outcome, RawId, Request, Response};
+use crate::kind::Kind;
+
+/// The default of [`Pairing::max_in_flight`].
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 1_000_000;
+
+/// Names longer than this are not shared (a hostile log could make them huge).
+const MAX_SHARED_NAME: usize = 128;
+
+/// The matcher: see the [module docs](crate::pair).
+#[derive(Debug)]
+pub struct Pairing {
+    /// The requests in flight, oldest first.
+    in_flight: Table,
+    /// Id key → the requests waiting with it.
+    by_id: Index,
+    /// Progress token key → the requests that carry it.
+    by_token: Index,
+    /// Methods and tool names, shared by the requests that carry them (at most
+    /// [`MAX_KEYS`], each at most [`MAX_SHARED_NAME`] bytes).
+    names: HashSet<Arc<str>, Seeded>,
+    seed: Seeded,
+    max_in_flight: usize,
+    timeout: Option<Duration>,
+    /// Reused space for building keys.
+    scratch: Vec<u8>,
+}
+
+impl Default for Pairing {
+    fn default() -> Self {
+        Pairing::new()
+    }
+}
+
+impl Pairing {
+    /// An empty matcher holding at most [`DEFAULT_MAX_IN_FLIGHT`] requests, no timeout.
+    pub fn new() -> Pairing {
+        Pairing {
+            in_flight: Table::new(),
+            by_id: Index::default(),
+            by_token: Index::default(),
+            names: HashSet::default(),
+            seed: Seeded::default(),
+            max_in_flight: DEFAULT_MAX_IN_FLIGHT,
+            timeout: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Holds at most `n` requests (at least 1, at most `u32::MAX - 1`): one more evicts
+    /// the oldest as [`Event::Unanswered`] with [`Ending::Evicted`].
+    pub fn max_in_flight(mut self, n: usize) -> Pairing {
+        self.max_in_flight = n.clamp(1, (NONE - 1) as usize);
+        self
+    }
+
+    /// Expires requests that waited longer than `timeout` (only facts with a time can tell).
+    pub fn timeout(mut self, timeout: Option<Duration>) -> Pairing {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Requests waiting for a response.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len
+    }
+
+    /// Takes in one message's facts, in log order; `sink` gets what they settle.
+    pub fn feed<'f>(&mut self, fact: &'f Fact<'_>, mut sink: impl FnMut(Event<'f>)) {
+        if let (Some(timeout), Some(now)) = (self.timeout, fact.time) {
+            self.expire(now, timeout, &mut sink);
+        }
+        match fact.kind {
+            Kind::Request => self.request(fact, &mut sink),
+            Kind::Result | Kind::Error => self.response(fact, &mut sink),
+            Kind::Notification => {
+                let method = fact.method.as_deref();
+                if method == Some("notifications/cancelled") {
+                    self.cancel(fact, &mut sink);
+                } else if method == Some("notifications/progress") {
+                    self.progress(fact, &mut sink);
+                }
+            }
+            Kind::Invalid => {}
+        }
+    }
+
+    /// Ends the log: every request still waiting comes out, oldest first, as
+    /// [`Event::Unanswered`] or [`Event::Cancelled`]. The matcher is empty afterwards.
+    pub fn finish(&mut self, mut sink: impl FnMut(Event<'static>)) {
+        while let Some(entry) = self.in_flight.oldest().and_then(|at| self.in_flight.take(at)) {
+            sink(ended(entry.request, Ending::Finished));
+        }
+        self.in_flight = Table::new();
+        self.by_id.clear();
+        self.by_token.clear();
+    }
+
+    /// The oldest request waiting with the key in the scratch space.
+    fn find(&self, which: Which) -> Option<u32> {
+        let key = self.scratch.as_slice();
+        let index = match which {
+            Which::Id => &self.by_id,
+            Which::Token => &self.by_token,
+        };
+        index.find(&self.in_flight, which, self.seed.hash_one(key), key)
+    }
+
+    fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+        let Some(raw) = fact.id else { return };
+        let side = side(fact.direction);
+        if !key(raw, side, &mut self.scratch) {
+            return;
+        }
+        if self.in_flight.len >= self.max_in_flight {
+            if let Some(request) = self.in_flight.oldest().and_then(|at| self.remove(at)) {
+                sink(ended(request, Ending::Evicted));
+            }
+            // `remove` used the scratch space: build the key again.
+            key(raw, side, &mut self.scratch);
+        }
+        let method = fact.method.as_deref().unwrap_or("");
+        let id = Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice()));
+        // Progress arrives against the request's direction: key it the way it will be looked up.
+        let token = match fact.progress_token {
+            Some(raw_token) if key(raw_token, side, &mut self.scratch) => {
+                Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
+            }
+            _ => None,
+        };
+        let has_token = token.is_some();
+        let request = Request {
+            id: RawId::new(raw),
+            method: self.share(method),
+            tool: fact.tool.as_deref().map(|tool| self.share(tool)),
+            at: fact.at,
+            time: fact.time,
+            direction: fact.direction,
+            progress: 0,
+            cancelled: false,
+        };
+        let Some(at) = self.in_flight.push(InFlight { request, id, token }) else { return };
+        let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
+        if let Some(earlier) = earlier.and_then(|e| self.in_flight.get(e)) {
+            let tool = fact.tool.as_deref();
+            sink(Event::Duplicate {
+                id: raw,
+                method,
+                tool,
+                at: fact.at,
+                earlier: earlier.request.at,
+            });
+        }
+        if has_token {
+            self.by_token.insert(&mut self.in_flight, Which::Token, at);
+        }
+    }
+
+    /// The shared copy of a method or tool name.
+    fn share(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.names.get(name) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = name.into();
+        if name.len() <= MAX_SHARED_NAME && self.names.len() < MAX_KEYS {
+            self.names.insert(shared.clone());
+        }
+        shared
+    }
+
+    fn response<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+        let response = Response {
+            id: fact.id,
+            at: fact.at,
+            outcome: match fact.kind {
+                Kind::Error => Outcome::Error(fact.error_code),
+                _ => Outcome::Result,
+            },
+            time: fact.time,
+        };
+        let answered = side(fact.direction.map(Direction::reverse));
+        if !fact.id.is_some_and(|raw| key(raw, answered, &mut self.scratch)) {
+            sink(Event::NullIdError(response));
+            return;
+        }
+        match self.find(Which::Id).and_then(|at| self.remove(at)) {
+            Some(request) => {
+                let latency = match (request.time, fact.time) {
+                    (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
+                    _ => None,
+                };
+                sink(Event::Paired { request, response, latency });
+            }
+            None => sink(Event::Orphan(response)),
+        }
+    }
+
+    fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+        let Some(raw) = fact.cancels else { return };
+        let found = key(raw, side(fact.direction), &mut self.scratch)
+            .then(|| self.find(Which::Id))
+            .flatten()
+            .and_then(|at| self.in_flight.get_mut(at));
+        match found {
+            Some(entry) => entry.request.cancelled = true,
+            None => sink(Event::StrayCancel(fact.at)),
+        }
+    }
+
+    fn progress<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+        let Some(raw) = fact.progress_token else {
+            return;
+        };
+        let requester = side(fact.direction.map(Direction::reverse));
+        let found = key(raw, requester, &mut self.scratch)
+            .then(|| self.find(Which::Token))
+            .flatten()
+            .and_then(|at| self.in_flight.get_mut(at));
+        match found {
+            Some(entry) => entry.request.progress += 1,
+            None => sink(Event::StrayProgress(fact.at)),
+        }
+    }
+
+    fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl FnMut(Event<'f>)) {
+        while let Some(at) = self.in_flight.oldest() {
+            let expired = self.in_flight.get(at).is_some_and(|entry| {
+                entry.request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout)
+            });
+            if !expired {
+                return;
+            }
+            match self.remove(at) {
+                Some(request) => sink(ended(request, Ending::TimedOut)),
+                None => return,
+            }
+        }
+    }
+
+    /// Takes a request out of every table.
+    fn remove(&mut self, at: u32) -> Option<Request> {
+        self.by_id.remove(&mut self.in_flight, Which::Id, at);
+        self.by_token.remove(&mut self.in_flight, Which::Token, at);
+        Some(self.in_flight.take(at)?.request)
+    }
+}
+
+fn ended(request: Request, ending: Ending) -> Event<'static> {
+    if request.cancelled {
+        Event::Cancelled { request, ending }
+    } else {
+        Event::Unanswered { request, ending }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pair::Position;
+
+    /// Runs a log, one message per entry: an optional direction (`>` there, `<` back), an
+    /// optional time in ms (`@120`), then the JSON. Line numbers are 1-based entry numbers.
+    /// The events come back as one short line each, joined by `; `.
+    fn run(log: &[&str], max_in_flight: usize, timeout_ms: Option<u64>) -> String {
+        let mut pairing = Pairing::new()
+            .max_in_flight(max_in_flight)
+            .timeout(timeout_ms.map(Duration::from_millis));
+        let mut events = Vec::new();
+        for (n, entry) in log.iter().enumerate() {
+            let mut rest = entry.trim_start();
+            let direction = match rest.as_bytes().first() {
+                Some(b'>') => Some(Direction::There),
+                Some(b'<') => Some(Direction::Back),
+                _ => None,
+            };
+            if direction.is_some() {
+                rest = rest[1..].trim_start();
+            }
+            let mut time = None;
+            if let Some(after) = rest.strip_prefix('@') {
+                let (ms, json) = after.split_once(' ').unwrap();
+                time = Some(Duration::from_millis(ms.parse().unwrap()));
+                rest = json;
+            }
+            let msg = crate::parse(rest.as_bytes()).unwrap();
+            let at = Position { line: n as u64 + 1, offset: 0 };
+            let fact = Fact::of(&msg, at).with_direction(direction).with_time(time);
+            pairing.feed(&fact, |e| events.push(show(&e)));
+        }
+        pairing.finish(|e| events.push(show(&e)));
+        assert_eq!(pairing.in_flight(), 0);
+        events.join("; ")
+    }
+
+    /// One event as a short line; an event about a `tools/call` ends with the tool.
+    fn show(event: &Event<'_>) -> String {
+        let line = match event {
+            Event::Paired { request, response, latency } => {
+                let mut s =
+                    format!("pair {}>{} {}", request.at.line, response.at.line, request.method);
+                if let Some(tool) = &request.tool {
+                    s += &format!(" {tool}");
+                }
+                if let Outcome::Error(code) = response.outcome {
+                    s += &format!(" err {}", String::from_utf8_lossy(code.unwrap_or(b"-")));
+                }
+                if request.progress > 0 {
+                    s += &format!(" +{}", request.progress);
+                }
+                if request.cancelled {
+                    s += " cancelled";
+                }
+                if let Some(latency) = latency {
+                    s += &format!(" {}ms", latency.as_millis());
+                }
+                s
+            }
+            Event::Orphan(r) => format!("orphan {}", r.at.line),
+            Event::Duplicate { at, earlier, .. } => format!("dup {}<{}", at.line, earlier.line),
+            Event::NullIdError(r) => format!("null {}", r.at.line),
+            Event::Unanswered { request, ending } => {
+                format!("unanswered {} {ending:?}", request.at.line)
+            }
+            Event::Cancelled { request, ending } => {
+                format!("cancelled {} {ending:?}", request.at.line)
+            }
+            Event::StrayProgress(at) => format!("stray-progress {}", at.line),
+            Event::StrayCancel(at) => format!("stray-cancel {}", at.line),
+        };
+        match event.tool() {
+            Some(tool) if !matches!(event, Event::Paired { .. }) => format!("{line} {tool}"),
+            _ => line,
+        }
+    }
+
+    const REQ1: &str = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    const RES1: &str = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+
+    #[test]
+    fn pairing_table() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &[&str], &str)] = &[
+            ("simple pair", &[REQ1, RES1], "pair 1>2 ping"),
+            ("interleaved sessions", &[REQ1, r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, RES1], "pair 2>3 tools/list; pair 1>4 ping"),
+            ("reuse after completion is fine", &[REQ1, RES1, REQ1, RES1], "pair 1>2 ping; pair 3>4 ping"),
+            ("reuse in flight is reported, FIFO", &[REQ1, REQ1, RES1, RES1], "dup 2<1; pair 1>3 ping; pair 2>4 ping"),
+            ("duplicate never answered twice", &[REQ1, REQ1, RES1], "dup 2<1; pair 1>3 ping; unanswered 2 Finished"),
+            ("numeric is not string", &[REQ1, r#"{"jsonrpc":"2.0","id":"1","result":{}}"#], "orphan 2; unanswered 1 Finished"),
+            ("string is not numeric", &[r#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#, RES1], "orphan 2; unanswered 1 Finished"),
+            ("escaped string ids", &[r#"{"jsonrpc":"2.0","id":"a\u0062","method":"ping"}"#, r#"{"jsonrpc":"2.0","id":"ab","result":{}}"#], "pair 1>2 ping"),
+            ("escaped surrogate pair", &[r#"{"jsonrpc":"2.0","id":"\ud83d\ude00","method":"ping"}"#, "{\"jsonrpc\":\"2.0\",\"id\":\"\u{1F600}\",\"result\":{}}"], "pair 1>2 ping"),
+            ("lone surrogates stay distinct", &[r#"{"jsonrpc":"2.0","id":"\ud800","method":"ping"}"#, r#"{"jsonrpc":"2.0","id":"\udc00","result":{}}"#, r#"{"jsonrpc":"2.0","id":"\uD800","result":{}}"#], "orphan 2; pair 1>3 ping"),
+            ("big ids exactly", &[r#"{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":18446744073709551616,"result":{}}"#, r#"{"jsonrpc":"2.0","id":18446744073709551617,"result":{}}"#], "orphan 2; pair 1>3 ping"),
+            ("-0 is 0", &[r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#, r#"{"jsonrpc":"2.0","id":0,"result":{}}"#], "pair 1>2 ping"),
+            ("response before its request", &[RES1, REQ1], "orphan 1; unanswered 2 Finished"),
+            ("null-id error answers no one", &[REQ1, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#, r#"{"jsonrpc":"2.0","error":{"code":-32600,"message":"x"}}"#], "null 2; null 3; unanswered 1 Finished"),
+            ("error outcome and code", &[REQ1, r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#], "pair 1>2 ping err -32601"),
+            ("tool name", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo"}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#], "pair 1>2 tools/call echo"),
+            ("a duplicate names its own tool", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a"}}"#, r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"b"}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#], "dup 2<1 b; pair 1>3 tools/call a; unanswered 2 Finished b"),
+            ("a cancelled call names its tool", &[r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"a"}}"#, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}"#], "cancelled 1 Finished a"),
+            ("cancelled, not unanswered", &[REQ1, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#], "cancelled 1 Finished"),
+            ("cancelled then answered anyway", &[REQ1, r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, RES1], "pair 1>3 ping cancelled"),
+            ("cancel of nothing", &[r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"1"}}"#], "stray-cancel 1"),
+            ("progress counted", &[r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"\u0070","progress":2}}"#, RES1], "pair 1>4 tools/call t +2"),
+            ("progress token is an id: 1 is not \"1\"", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":1}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"1","progress":1}}"#, RES1], "stray-progress 2; pair 1>3 m"),
+            ("a token shared, the younger answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, RES1], "pair 2>3 m; pair 1>5 m +1"),
+            ("a token shared, the older answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":3,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#], "pair 2>4 m; pair 1>5 m; unanswered 3 Finished"),
+            ("three in flight with one id, FIFO", &[REQ1, REQ1, REQ1, RES1, RES1, RES1, RES1], "dup 2<1; dup 3<1; pair 1>4 ping; pair 2>5 ping; pair 3>6 ping; orphan 7"),
+            ("progress after the response is stray", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":7}}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#], "pair 1>2 m; stray-progress 3"),
+            ("directions: both sides use id 0", &[r#"> {"jsonrpc":"2.0","id":0,"method":"initialize"}"#, r#"< {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#, r#"< {"jsonrpc":"2.0","id":0,"result":{}}"#], "pair 2>3 sampling/createMessage; pair 1>4 initialize"),
+            ("directions: a response the same way answers nothing", &[r#"> {"jsonrpc":"2.0","id":0,"method":"ping"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#], "orphan 2; unanswered 1 Finished"),
+            ("directions: not a duplicate across sides", &[r#"> {"jsonrpc":"2.0","id":3,"method":"a"}"#, r#"< {"jsonrpc":"2.0","id":3,"method":"b"}"#], "unanswered 1 Finished; unanswered 2 Finished"),
+            ("directions: cancel goes with the request", &[r#"< {"jsonrpc":"2.0","id":1,"method":"sampling/createMessage"}"#, r#"> {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#, r#"< {"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#], "stray-cancel 2; cancelled 1 Finished"),
+            ("directions: progress goes against it", &[r#"> {"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":1}}}"#, r#"> {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#, r#"< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#, r#"< {"jsonrpc":"2.0","id":1,"result":{}}"#], "stray-progress 2; pair 1>4 m +1"),
+            ("latency", &[r#"@1000 {"jsonrpc":"2.0","id":1,"method":"ping"}"#, r#"@1250 {"jsonrpc":"2.0","id":1,"result":{}}"#], "pair 1>2 ping 250ms"),
+            ("notifications and invalid kinds are ignored", &[r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#], ""),
+        ];
+        for (name, log, expected) in cases {
+            assert_eq!(run(log, DEFAULT_MAX_IN_FLIGHT, None), *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn limits_table() {
+        let req = |id: u32, ms: u32| format!(r#"@{ms} {{"jsonrpc":"2.0","id":{id},"method":"m"}}"#);
+        let res =
+            |id: u32, ms: u32| format!(r#"@{ms} {{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+        let untimed = r#"{"jsonrpc":"2.0","id":9,"method":"m"}"#.to_owned();
+        /// Name, log, max in flight, timeout in ms, events.
+        type Case = (&'static str, Vec<String>, usize, Option<u64>, &'static str);
+        #[rustfmt::skip]
+        let cases: Vec<Case> = vec![
+            ("eviction of the oldest", vec![req(1, 0), req(2, 0), req(3, 0), res(1, 0)], 2, None, "unanswered 1 Evicted; orphan 4; unanswered 2 Finished; unanswered 3 Finished"),
+            ("eviction of a duplicated id's oldest", vec![req(1, 0), req(1, 0), req(2, 0), res(1, 0), res(1, 0)], 2, None, "dup 2<1; unanswered 1 Evicted; pair 2>4 m 0ms; orphan 5; unanswered 3 Finished"),
+            ("max 0 counts as 1", vec![req(1, 0), req(2, 0), res(2, 0)], 0, None, "unanswered 1 Evicted; pair 2>3 m 0ms"),
+            ("timeout expires stragglers", vec![req(1, 0), req(2, 900), res(2, 1500)], 1_000_000, Some(1000), "unanswered 1 TimedOut; pair 2>3 m 600ms"),
+            ("exactly the timeout is not expired", vec![req(1, 0), res(1, 1000)], 1_000_000, Some(1000), "pair 1>2 m 1000ms"),
+            ("untimed request blocks the check", vec![untimed, req(1, 0), res(3, 5000)], 1_000_000, Some(1000), "orphan 3; unanswered 1 Finished; unanswered 2 Finished"),
+            ("no time, no expiry", vec![req(1, 0), r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_owned()], 1_000_000, Some(1), "pair 1>2 m"),
+        ];
+        for (name, log, max, timeout, expected) in cases {
+            let log: Vec<&str> = log.iter().map(String::as_str).collect();
+            assert_eq!(run(&log, max, timeout), expected, "{name}");
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! Bytes kept inline when short ([`Small`]): the raw ids ([`RawId`]) and table keys of the
+//! requests in flight, so that remembering one costs no allocation of its own.
+
+use std::borrow::Borrow;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+/// Bytes kept inline up to [`INLINE`] long, on the heap beyond: ids and keys are mostly
+/// short, so a request in flight costs no allocation of its own.
+#[derive(Clone)]
+pub(super) enum Small {
+    Inline { len: u8, bytes: [u8; INLINE] },
+    Heap(Box<[u8]>),
+}
+
+/// The longest bytes [`Small`] keeps inline (24 bytes in all, with the length and the
+/// variant): any `u64` id's key (side, tag, 20 digits) fits.
+const INLINE: usize = 22;
+
+impl Small {
+    pub(super) fn new(from: &[u8]) -> Small {
+        let mut bytes = [0; INLINE];
+        match (bytes.get_mut(..from.len()), u8::try_from(from.len())) {
+            (Some(inline), Ok(len)) => {
+                inline.copy_from_slice(from);
+                Small::Inline { len, bytes }
+            }
+            _ => Small::Heap(from.into()),
+        }
+    }
+
+    pub(super) fn as_slice(&self) -> &[u8] {
+        match self {
+            Small::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),
+            Small::Heap(bytes) => bytes,
+        }
+    }
+}
+
+impl PartialEq for Small {
+    fn eq(&self, other: &Small) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Small {}
+
+impl Hash for Small {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // As `[u8]` hashes: lookups borrow a plain slice.
+        self.as_slice().hash(state);
+    }
+}
+
+impl Borrow<[u8]> for Small {
+    fn borrow(&self) -> &[u8] {
+        self.as_slice()
+    }
+}
+
+/// A request's raw id, exactly as sent (quotes and escapes included): a byte slice
+/// ([`Deref`](std::ops::Deref)), kept inline when short.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct RawId(Small);
+
+impl RawId {
+    /// A copy of `raw`.
+    pub fn new(raw: &[u8]) -> RawId {
+        RawId(Small::new(raw))
+    }
+}
+
+impl std::ops::Deref for RawId {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+impl AsRef<[u8]> for RawId {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_slice()
+    }
+}
+
+impl From<&[u8]> for RawId {
+    fn from(raw: &[u8]) -> RawId {
+        RawId::new(raw)
+    }
+}
+
+impl fmt::Debug for RawId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RawId").field(&String::from_utf8_lossy(self)).finish()
+    }
+}
+
+impl fmt::Debug for Small {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self.as_slice()))
+    }
+}
