@@ -144,9 +144,12 @@ object (the counts, and the direction labels seen). --unanswered prints LINE, OF
 Latencies and --timeout need timestamps, and directions need labels: from log lines
 (--line-format groups ts and dir, --ts-field and --dir-field, `rpcscan proxy --log` files);
 bare NDJSON has neither, and one id space is shared by both sides. The two direction labels
-seen (any two distinct values) are reported; a response answers a request that travelled
-the other way. The report comes at the end of the input, or at Ctrl-C (which ends the
-input where it is: exit status 130 after the report; a second Ctrl-C exits at once).")]
+seen (any two distinct values, on requests, responses, cancels and progress notifications:
+an invalid line's label never counts) are reported; a response answers a request that
+travelled the other way. Latency percentiles (p50, p90, p99) are at most 1/128 (0.8%) above
+the exact value and never below it by a whole microsecond; max is exact. The report comes
+at the end of the input, or at Ctrl-C (which ends the input where it is: exit status 130
+after the report; a second Ctrl-C exits at once).")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]

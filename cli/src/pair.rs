@@ -62,11 +62,12 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
     let mut unanswered = 0;
     let run = run.and_then(|mut run| {
         let tally = std::mem::take(&mut run.tally);
-        let Finished { summary, directions, undirected, out: pending } =
+        let Finished { summary, directions, out: pending } =
             cmd.finish(tally).map_err(Stop::from)?;
         out.write(&pending)?;
         unanswered = summary.unanswered_count();
-        let seen = DirectionsSeen { labels: directions.labels(), undirected };
+        let seen =
+            DirectionsSeen { labels: directions.labels(), undirected: directions.undirected() };
         if printer.json && !printer.only_unanswered {
             out.write(&summary_json(&summary, &seen))?;
         } else if !printer.only_unanswered {
@@ -212,7 +213,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
             response = Some(s);
             "null_id_error"
         }
-        Event::Duplicate { id: i, method: m, at, earlier } => {
+        Event::Duplicate { id: i, method: m, at, earlier, .. } => {
             id = Some(i);
             method = Some(*m);
             let _ = write!(extra, ",\"earlier_line\":{}", earlier.line);
@@ -263,7 +264,7 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(b",\"method\":");
     write_opt_str(out, method.or(request.map(|r| &*r.method)));
     out.extend_from_slice(b",\"tool\":");
-    write_opt_str(out, request.and_then(|r| r.tool.as_deref()));
+    write_opt_str(out, event.tool());
     out.extend_from_slice(b",\"outcome\":");
     let code = match response.map(|s| s.outcome) {
         Some(Outcome::Result) => {

@@ -289,21 +289,23 @@ fn ctrl_c_on_an_open_pipe_prints_the_report() {
     assert!(out.contains(r#""event":"unanswered""#), "{out}");
 }
 
-/// The summary's `directions` and `undirected` count every valid message's label, and no
-/// invalid message's, whatever `--timeout` says and however the input is read: issue 31's
-/// log (labels A and B on valid messages, C only on an invalid line) said `null` without
-/// `--timeout` and `["A","C"]` with it.
+/// The summary's `directions` and `undirected` count the labels of the messages whose
+/// direction the matcher reads (requests, responses, cancels, progress), never an invalid
+/// line's or another notification's, whatever `--timeout` says and however the input is
+/// read: issue 31's log (labels A and B on valid messages, C only on an invalid line) said
+/// `null` without `--timeout` and `["A","C"]` with it.
 #[test]
 fn directions_do_not_depend_on_timeout() {
     let fmt = r"^(?<ts>\S+) (?<dir>\S+) (?<msg>.*)$";
     #[rustfmt::skip]
     let cases: &[(&str, serde_json::Value, u64)] = &[
-        // Only notifications carry labels: never fed to the matcher without --timeout.
+        // Only plain notifications and an invalid line carry labels: fed to the matcher
+        // with --timeout (for their time), they still take no side.
         (concat!(
             "2026-01-01T00:00:00Z A {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n",
             "2026-01-01T00:00:01Z C {\"not json\n",
             "2026-01-01T00:00:02Z B {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n",
-        ), serde_json::json!(["A", "B"]), 0),
+        ), serde_json::Value::Null, 0),
         // The invalid line comes between A and B: it must not take B's place.
         (concat!(
             "2026-01-01T00:00:00Z A {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n",
@@ -311,7 +313,7 @@ fn directions_do_not_depend_on_timeout() {
             "2026-01-01T00:00:02Z B {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
             "2026-01-01T00:00:03Z D {\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n",
             "2026-01-01T00:00:04Z D {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n",
-        ), serde_json::json!(["A", "B"]), 2),
+        ), serde_json::json!(["A", "B"]), 1),
         // Invalid lines alone: no direction at all.
         ("2026-01-01T00:00:00Z C [\n", serde_json::Value::Null, 0),
     ];
@@ -330,5 +332,32 @@ fn directions_do_not_depend_on_timeout() {
                 assert_eq!(summary["undirected"], *undirected, "{what}");
             }
         }
+    }
+}
+
+/// An invalid first line's label takes no side, with and without `--timeout` (which feeds
+/// invalid lines for their time), and a duplicate `tools/call` names its tool.
+#[test]
+fn an_invalid_first_line_takes_no_side() {
+    let log = concat!(
+        "2025-01-01T00:00:00Z junk {oops\n",
+        "2025-01-01T00:00:01Z c2s {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n",
+        "2025-01-01T00:00:01Z c2s {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}\n",
+        "2025-01-01T00:00:02Z s2c {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n",
+    );
+    let format = r"^(?<ts>\S+) (?<dir>\S+) (?<msg>.*)$";
+    for timeout in [&[][..], &["--timeout", "1h"]] {
+        let args: Vec<&str> =
+            ["pair", "--json", "--line-format", format].iter().chain(timeout).copied().collect();
+        let (code, out) = run(&args, log.as_bytes());
+        assert_eq!(code, Some(0), "{timeout:?}");
+        let objects: Vec<serde_json::Value> =
+            out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let summary = objects.last().unwrap();
+        assert_eq!(summary["directions"], serde_json::json!(["c2s", "s2c"]), "{timeout:?}");
+        assert_eq!(summary["undirected"], 0, "{timeout:?}");
+        let duplicate = objects.iter().find(|o| o["event"] == "duplicate").unwrap();
+        assert_eq!(duplicate["tool"], "a", "{timeout:?}");
+        assert_eq!(summary["pairs"], 1, "{timeout:?}");
     }
 }

@@ -105,7 +105,7 @@ impl Events {
                 response = Some(s);
                 2
             }
-            Event::Duplicate { id: i, method: m, at: a, earlier: e } => {
+            Event::Duplicate { id: i, method: m, at: a, earlier: e, .. } => {
                 id = Some(i);
                 method = Some(m);
                 at = Some(*a);
@@ -142,7 +142,7 @@ impl Events {
         self.id.push(id);
         let method = method.or(request.map(|r| &*r.method));
         self.method.push(method.map(str::as_bytes));
-        self.tool.push(request.and_then(|r| r.tool.as_deref()).map(str::as_bytes));
+        self.tool.push(event.tool().map(str::as_bytes));
         let (outcome, code) = match response.map(|s| s.outcome) {
             Some(Outcome::Result) => (Some(0), None),
             Some(Outcome::Error(c)) => (Some(1), c.and_then(code)),
@@ -212,7 +212,7 @@ pub(crate) fn finish(cmd: &Pair, tally: Tally) -> PyResult<Finished> {
         labels: finished.directions.labels().map(|l| l.map(<[u8]>::to_vec)),
         events: finished.out,
         summary: finished.summary,
-        undirected: finished.undirected,
+        undirected: finished.directions.undirected(),
     })
 }
 

@@ -11,11 +11,11 @@
 //! decoded in order on that thread already, and feed it directly.
 //!
 //! Direction labels (`--line-format` group `dir`, `--dir-field`, proxy and gateway logs) are
-//! mapped in input order by [`Directions`]: the first label seen is one way, the second the
-//! other. Every valid message's label counts, whether or not the matcher needs the message
-//! (a `notifications/message` is not fed without `--timeout`, its label still registers);
-//! an invalid message's label never does (a line the log writer mangled must not push a real
-//! direction out).
+//! mapped in input order by [`Directions::direction_of`]: the first label seen is one way,
+//! the second the other, and only the messages whose direction the matcher reads (requests,
+//! responses, cancels, progress) name them. An invalid line or another notification, fed
+//! for its time alone with a timeout, takes no side: the labels reported do not depend on
+//! the timeout, and a line the log writer mangled cannot push a real direction out.
 
 use std::borrow::Cow;
 use std::io;
@@ -71,33 +71,18 @@ pub struct Pairs<R> {
 /// Spare buffers kept at most (a window of blocks is in flight at once).
 const MAX_SPARE: usize = 64;
 
-/// Distinct labels of a block's unfed messages tracked on the side; past them, such a
-/// message becomes a record of its own (a log with that many labels has few messages each).
-const MAX_SIDE_LABELS: usize = 8;
-
 /// What a run adds up to: a block's facts (in an arena), and in the run's own tally the
 /// matcher and the report's output.
 pub struct PairTally<O> {
     facts: Vec<Record>,
     arena: Arena,
-    /// Labels of valid messages not fed to the matcher: each distinct label once, with the
-    /// record it comes before (its place in input order) and how many messages carried it.
-    labels: Vec<SideLabel>,
     state: Option<Box<State<O>>>,
 }
 
 impl<O> Default for PairTally<O> {
     fn default() -> Self {
-        PairTally { facts: Vec::new(), arena: Arena::default(), labels: Vec::new(), state: None }
+        PairTally { facts: Vec::new(), arena: Arena::default(), state: None }
     }
-}
-
-/// A label of messages that are not fed to the matcher.
-struct SideLabel {
-    label: Box<[u8]>,
-    /// The number of records of the block before its first message.
-    before: usize,
-    count: u64,
 }
 
 /// A block's strings: raw bytes (ids, tokens, codes, labels), and text (methods and tool
@@ -144,8 +129,6 @@ struct Record {
     token: Span,
     /// `token` is the `requestId` of a `notifications/cancelled`.
     cancels: bool,
-    /// Only the label counts: a valid message the matcher does not need.
-    label_only: bool,
     error_code: Span,
     /// The log line's direction label, mapped to a direction in input order.
     label: Span,
@@ -191,7 +174,6 @@ impl Record {
             tool,
             token,
             cancels: fact.cancels.is_some(),
-            label_only: false,
             error_code,
             label,
         }
@@ -234,8 +216,6 @@ struct State<O> {
     summary: Summary,
     /// The log's two direction labels, as they come.
     directions: Directions,
-    /// Valid messages with a label beyond the first two (no direction).
-    undirected: u64,
     out: O,
     /// The report's output failed: nothing more is reported, the run ends with it.
     error: Option<io::Error>,
@@ -245,19 +225,11 @@ struct State<O> {
 pub struct Finished<O> {
     /// Counts, latencies, outcomes per method and tool.
     pub summary: Summary,
-    /// The log's direction labels, in the order they first came.
+    /// The log's direction labels, in the order they first came, and how many messages had
+    /// a third one ([`Directions::undirected`]).
     pub directions: Directions,
-    /// Valid messages whose label was neither of the first two.
-    pub undirected: u64,
     /// The report's output, every event included.
     pub out: O,
-}
-
-/// What an item gives the matcher: a fact to feed, only its label, or nothing.
-enum Feed<'a> {
-    Fact(Fact<'a>),
-    Label,
-    Nothing,
 }
 
 impl<R: Report> Pairs<R> {
@@ -300,12 +272,12 @@ impl<R: Report> Pairs<R> {
         // fed here so that nothing is lost.
         let leftover = PairTally { state: None, ..tally };
         self.feed_block(&mut state, &leftover, 0);
-        let State { mut pairing, mut summary, directions, undirected, mut out, .. } = *state;
+        let State { mut pairing, mut summary, directions, mut out, .. } = *state;
         pairing.finish(|event| {
             summary.add(&event);
             self.report.event(&event, &mut out);
         });
-        Ok(Finished { summary, directions, undirected, out })
+        Ok(Finished { summary, directions, out })
     }
 
     fn state(&self) -> Box<State<R::Out>> {
@@ -313,7 +285,6 @@ impl<R: Report> Pairs<R> {
             pairing: Pairing::new().max_in_flight(self.max_in_flight).timeout(self.timeout),
             summary: Summary::new(),
             directions: Directions::new(),
-            undirected: 0,
             out: R::Out::default(),
             error: None,
         })
@@ -321,47 +292,29 @@ impl<R: Report> Pairs<R> {
 
     /// What the matcher reads of this item: requests, responses, cancels and progress,
     /// with the log line's timestamp; with a timeout, any other timed message too (its time
-    /// alone expires stragglers, as every timed line of the log does). Other valid
-    /// messages give only their direction label.
-    fn feed_of<'a>(&self, item: &Item<'a>) -> Feed<'a> {
+    /// alone expires stragglers, as every timed line of the log does). `None`: nothing.
+    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
         let at = Position { line: item.line, offset: item.offset };
-        let timed = |fact: Fact<'a>| match item.ts.and_then(extract::parse_time) {
-            Some(time) => Feed::Fact(fact.with_time(Some(time))),
-            None => Feed::Nothing,
-        };
+        let time = || item.ts.and_then(extract::parse_time);
         let Verdict::Message(msg) = &item.verdict else {
-            return match self.timeout {
-                Some(_) => timed(Fact::new(Kind::Invalid, at)),
-                None => Feed::Nothing,
-            };
+            self.timeout?;
+            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time()?)));
         };
         let fact = Fact::of(msg, at);
         if fact.kind == Kind::Notification
             && fact.cancels.is_none()
             && fact.progress_token.is_none()
         {
-            let label = if item.dir.is_some() { Feed::Label } else { Feed::Nothing };
-            return match (self.timeout, timed(fact)) {
-                (Some(_), Feed::Fact(fact)) => Feed::Fact(fact),
-                _ => label,
-            };
+            self.timeout?;
+            return Some(fact.with_time(Some(time()?)));
         }
-        let time = item.ts.and_then(extract::parse_time);
-        Feed::Fact(fact.with_time(time))
+        Some(fact.with_time(time()))
     }
 
-    /// Feeds one fact, travelling the way its `label` says, in input order. Only a valid
-    /// message's label maps to a direction.
+    /// Feeds one fact, travelling the way its `label` says, in input order.
     fn feed(&self, state: &mut State<R::Out>, fact: Fact<'_>, label: Option<&[u8]>) {
-        let State { pairing, summary, directions, undirected, out, .. } = state;
-        let direction = match fact.kind {
-            Kind::Invalid => None,
-            _ => {
-                let direction = label.and_then(|l| directions.direction(l));
-                *undirected += u64::from(label.is_some() && direction.is_none());
-                direction
-            }
-        };
+        let State { pairing, summary, directions, out, .. } = state;
+        let direction = directions.direction_of(&fact, label);
         let fact = fact.with_direction(direction);
         pairing.feed(&fact, |event| {
             summary.add(&event);
@@ -369,36 +322,16 @@ impl<R: Report> Pairs<R> {
         });
     }
 
-    /// A valid message's label that the matcher does not need: mapped, and counted.
-    fn label(state: &mut State<R::Out>, label: &[u8], count: u64) {
-        if state.directions.direction(label).is_none() {
-            state.undirected += count;
-        }
-    }
-
-    /// Feeds a block's records and side labels in input order; lines of records counted
-    /// from 1 at the block's start are moved by `by`.
+    /// Feeds a block's records in input order; lines of records counted from 1 at the
+    /// block's start are moved by `by`.
     fn feed_block(&self, state: &mut State<R::Out>, block: &PairTally<R::Out>, by: u64) {
-        let mut side = block.labels.iter().peekable();
-        for (i, record) in block.facts.iter().enumerate() {
-            while let Some(s) = side.next_if(|s| s.before <= i) {
-                Self::label(state, &s.label, s.count);
-            }
+        for record in &block.facts {
             let (mut fact, label) = record.fact(&block.arena);
-            if record.label_only {
-                if let Some(label) = label {
-                    Self::label(state, label, 1);
-                }
-                continue;
-            }
             // Framings without lines say 0, and keep it.
             if fact.at.line > 0 {
                 fact.at.line += by;
             }
             self.feed(state, fact, label);
-        }
-        for s in side {
-            Self::label(state, &s.label, s.count);
         }
     }
 }
@@ -409,28 +342,7 @@ impl<R: Report> Command for Pairs<R> {
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
-        let fact = match self.feed_of(item) {
-            Feed::Nothing => return,
-            Feed::Fact(fact) => fact,
-            Feed::Label => {
-                let Some(label) = item.dir else { return };
-                let before = tally.facts.len();
-                if let Some(side) = tally.labels.iter_mut().find(|s| *s.label == *label) {
-                    side.count += 1;
-                    return;
-                }
-                if tally.labels.len() < MAX_SIDE_LABELS {
-                    tally.labels.push(SideLabel { label: label.into(), before, count: 1 });
-                    return;
-                }
-                let at = Position { line: item.line, offset: item.offset };
-                let mut record =
-                    Record::new(&Fact::new(Kind::Notification, at), Some(label), &mut tally.arena);
-                record.label_only = true;
-                tally.facts.push(record);
-                return;
-            }
-        };
+        let Some(fact) = self.fact_of(item) else { return };
         if tally.facts.capacity() == 0 {
             if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
                 (tally.facts, tally.arena) = (facts, arena);
@@ -448,17 +360,9 @@ impl<R: Report> Command for Pairs<R> {
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        let feed = self.feed_of(item);
+        let Some(fact) = self.fact_of(item) else { return };
         let state = tally.state.get_or_insert_with(|| self.state());
-        match feed {
-            Feed::Fact(fact) => self.feed(state, fact, item.dir),
-            Feed::Label => {
-                if let Some(label) = item.dir {
-                    Self::label(state, label, 1);
-                }
-            }
-            Feed::Nothing => {}
-        }
+        self.feed(state, fact, item.dir);
         self.report.write_in_order(&mut state.out, out);
     }
 
