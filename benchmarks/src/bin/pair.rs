@@ -10,6 +10,7 @@
 //! cargo build --profile bench -p rpcscan-cli -p rpcscan-benchmarks --bin pair
 //! target/release/pair [SIZE_MB [ROUNDS [RPCSCAN]]]   # default 1024 3, rpcscan beside this program
 //! target/release/pair --test                         # 4 MB, one round: counts only
+//! target/release/pair --write DIR [SIZE_MB]          # only write the two logs, for profiling
 //! ```
 
 use std::time::Duration;
@@ -21,6 +22,18 @@ use rpcscan_benchmarks::logs::{self, SPREAD};
 type Generate = fn(usize) -> (Vec<u8>, u64, u64);
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).map(String::as_str) == Some("--write") {
+        let dir = std::path::PathBuf::from(argv.get(2).expect("--write DIR [SIZE_MB]"));
+        let size_mb: usize = argv.get(3).and_then(|s| s.parse().ok()).unwrap_or(1024);
+        for (name, make) in [("tiny", logs::tiny_pairs as Generate), ("mcp", logs::mcp_pairs)] {
+            let (log, requests, messages) = make(size_mb << 20);
+            let path = dir.join(format!("pair-{name}.ndjson"));
+            std::fs::write(&path, &log).expect("write the log");
+            println!("{}: {messages} messages, {requests} requests", path.display());
+        }
+        return;
+    }
     let run = Args::from_env();
     let (size_mb, rounds) = (run.size_mb, run.rounds);
     let logs: [(&str, Generate); 2] = [
