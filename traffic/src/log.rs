@@ -148,6 +148,40 @@ impl<'a> Event<'a> {
     }
 }
 
+/// A `c2s` or `s2c` record under construction.
+pub struct Traffic<'a> {
+    /// `c2s` or `s2c`: which way the message travels.
+    pub dir: &'a str,
+    /// The message, embedded verbatim (it must then be valid JSON).
+    pub msg: &'a [u8],
+    /// The message could not be read (not JSON-RPC): it is written as a JSON string.
+    pub unreadable: bool,
+    /// Who wrote the message when neither side did: `proxy` or `gateway`.
+    pub origin: Option<&'a str>,
+    /// The HTTP status the message came with, when it was not 2xx (`rpcscan gateway`).
+    pub status: Option<u16>,
+    /// The raw id of the request that this answer answers, whatever its own id says (an
+    /// HTTP answer is bound to its POST, not to the id in its body).
+    pub request_id: Option<&'a [u8]>,
+    /// The `Mcp-Session-Id` of the exchange (`rpcscan gateway`).
+    pub session: Option<&'a str>,
+}
+
+impl<'a> Traffic<'a> {
+    /// A record of `msg` travelling `dir`, with nothing else.
+    pub fn new(dir: &'a str, msg: &'a [u8]) -> Self {
+        Traffic {
+            dir,
+            msg,
+            unreadable: false,
+            origin: None,
+            status: None,
+            request_id: None,
+            session: None,
+        }
+    }
+}
+
 impl Log {
     /// `true` when records are kept (callers skip building them otherwise).
     pub fn on(&self) -> bool {
@@ -156,21 +190,47 @@ impl Log {
 
     /// A `c2s` or `s2c` record around a valid message.
     pub fn message(&self, dir: &str, msg: &[u8]) {
-        self.session_message(dir, None, msg);
+        self.traffic(Traffic::new(dir, msg));
     }
 
     /// A `c2s` or `s2c` record around a valid message, with the exchange's session.
     pub fn session_message(&self, dir: &str, session: Option<&str>, msg: &[u8]) {
+        self.traffic(Traffic { session, ..Traffic::new(dir, msg) });
+    }
+
+    /// A `c2s` or `s2c` record. One whose message is [`Traffic::unreadable`] and not UTF-8
+    /// is not written: a JSON string could only hold it changed.
+    pub fn traffic(&self, t: Traffic<'_>) {
         if !self.on() {
             return;
         }
-        let mut r = start(dir, msg.len());
-        if let Some(session) = session {
+        let text = if t.unreadable {
+            let Ok(text) = std::str::from_utf8(t.msg) else { return };
+            Some(text)
+        } else {
+            None
+        };
+        let mut r = start(t.dir, t.msg.len());
+        if let Some(origin) = t.origin {
+            r.extend_from_slice(b",\"origin\":");
+            write_json_string(&mut r, origin);
+        }
+        if let Some(status) = t.status {
+            r.extend_from_slice(format!(",\"status\":{status}").as_bytes());
+        }
+        if let Some(id) = t.request_id {
+            r.extend_from_slice(b",\"request_id\":");
+            r.extend_from_slice(id);
+        }
+        if let Some(session) = t.session {
             r.extend_from_slice(b",\"session\":");
             write_json_string(&mut r, session);
         }
         r.extend_from_slice(b",\"msg\":");
-        r.extend_from_slice(msg);
+        match text {
+            Some(text) => write_json_string(&mut r, text),
+            None => r.extend_from_slice(t.msg),
+        }
         self.send(r);
     }
 
