@@ -10,6 +10,9 @@
 //! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
 //! decoded in order on that thread already, and feed it directly.
 //!
+//! A record's `request_id` (proxy and gateway logs) names the request a response answers:
+//! the response is matched by it instead of by its own id.
+//!
 //! Direction labels (`--line-format` group `dir`, `--dir-field`, proxy and gateway logs) are
 //! mapped in input order by [`Directions`]: the first label seen is one way, the second the
 //! other. Every valid message's label counts, whether or not the matcher needs the message
@@ -345,6 +348,12 @@ impl<R: Report> Pairs<R> {
                 (Some(_), Feed::Fact(fact)) => Feed::Fact(fact),
                 _ => label,
             };
+        }
+        let mut fact = fact;
+        if fact.kind.is_response() && item.request_id.is_some() {
+            // The log says which request this answers (an HTTP answer is bound to its POST,
+            // even when its body says `"id": null`).
+            fact.id = item.request_id;
         }
         let time = item.ts.and_then(extract::parse_time);
         Feed::Fact(fact.with_time(time))
