@@ -5,9 +5,12 @@
 //! `Mcp-*` headers, duplicate routing keys, the policy flags of `rpcscan proxy`), and the
 //! answers are checked (JSON) or observed as they stream (SSE).
 //!
-//! `--log FILE` writes the records of `rpcscan proxy --log` (`crate::log`): `c2s` and
-//! `s2c` around each message, verbatim (each message of an SSE answer on its own), `proxy`
-//! for each rejection. `--metrics ADDR` serves the Prometheus text on `/metrics`.
+//! `--log FILE` writes the records of `rpcscan proxy --log` (`crate::log`): `c2s` around
+//! each client message, passed on or not, `s2c` around each message the client gets,
+//! verbatim (each message of an SSE answer on its own; the gateway's own answers with
+//! `"origin":"gateway"`, an upstream's error answer with its `status` and `request_id`),
+//! and `proxy` for each rejection. `--metrics ADDR` serves the Prometheus text on
+//! `/metrics`.
 
 use std::convert::Infallible;
 use std::future::{ready, Ready};
@@ -87,7 +90,7 @@ pub struct GatewayArgs {
     /// Time from a request's head to the upstream's answer head (0: none). `30s`, `500ms`.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = rpcscan_traffic::duration::parse_duration)]
     request_timeout: Duration,
-    /// Write every message and rejection to FILE, one JSON object per line.
+    /// Write every message, answer and rejection to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Serve Prometheus metrics on this address (`/metrics`).
