@@ -4,7 +4,8 @@
 # @modelcontextprotocol/server-everything in its Streamable HTTP mode, directly and through
 # `rpcscan gateway` on loopback: tools with progress, sampling, elicitation, resources,
 # prompts, a task, concurrent calls, cancellation and session end with DELETE must end the
-# same way both ways, and the gateway's --log must hold every message. Then hostile input
+# same way both ways, and the gateway's --log must hold every message and every answer
+# (`rpcscan pair --unanswered` finds none missing). Then hostile input
 # through a gateway in front of a recording upstream (recorder.py): each is answered with
 # its documented status and body, the upstream never sees any of it, and the gateway stays
 # up. Installs what it needs (npm ci, the venv of run.sh); called by .ci/run.
@@ -60,6 +61,9 @@ done
 # curl it leaves writing into a closed pipe would fail the check.)
 metrics_text=$(curl -s "http://127.0.0.1:$metrics/metrics")
 grep -q '^rpcscan_messages_total{direction="server"' <<<"$metrics_text" || fail "no server messages in /metrics"
+# The Python driver's ping after DELETE: the upstream's 400 and JSON-RPC error is counted.
+grep -q '^rpcscan_error_responses_total{direction="server",code="-32000"}' <<<"$metrics_text" \
+  || fail "the upstream's 400 after DELETE is not in /metrics"
 # SIGTERM: the gateway exits 0 with its log flushed.
 kill -TERM "$gateway_pid"
 wait "$gateway_pid" || fail "gateway exited $?"
@@ -67,20 +71,32 @@ wait "$gateway_pid" || fail "gateway exited $?"
 # each SSE message on its own record; the sessions were ended with DELETE (by the
 # transcripts above: the TS client's `terminated` is true only after the server accepted it;
 # the Python driver sends its DELETE by hand, checks the answer, and that a request with the
-# ended session id is refused afterwards).
+# ended session id is refused afterwards). That refusal (the upstream's 400, "id": null) is
+# an s2c record with its status and the request it answers (the driver's ping, id 99).
 node -e '
 const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n");
 const dirs = { c2s: 0, s2c: 0, proxy: 0 };
+let refused = 0;
 for (const line of lines) {
   const r = JSON.parse(line);
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/.test(r.ts)) throw new Error("bad ts " + line);
   if (!(r.dir in dirs)) throw new Error("bad dir " + line);
-  if (r.dir !== "proxy" && (typeof r.msg !== "object" || r.msg.jsonrpc !== "2.0")) throw new Error("bad msg " + line);
+  // An invalid client message is a c2s record holding it as a string.
+  const unreadable = r.dir === "c2s" && typeof r.msg === "string";
+  if (r.dir !== "proxy" && !unreadable && (typeof r.msg !== "object" || r.msg.jsonrpc !== "2.0")) throw new Error("bad msg " + line);
+  if (r.origin !== undefined && r.origin !== "gateway") throw new Error("bad origin " + line);
+  if (r.dir === "s2c" && r.status === 400 && r.request_id === 99) refused++;
   dirs[r.dir]++;
 }
 if (!dirs.c2s || !dirs.s2c) throw new Error("a direction is missing: " + JSON.stringify(dirs));
+if (!refused) throw new Error("no s2c record of the refused ping after DELETE");
 console.log("log ok: " + lines.length + " records " + JSON.stringify(dirs));
 ' "$work/gateway.ndjson" || fail "gateway --log"
+# Every answer a client got is in the log: pair lists no request as never answered (exit 1:
+# none; the cancelled call is reported cancelled).
+status=0
+"$RPCSCAN" pair --unanswered "$work/gateway.ndjson" >"$work/unanswered" || status=$?
+[ "$status" = 1 ] || fail "gateway --log: pair --unanswered (exit $status): $(cat "$work/unanswered")"
 
 # Hostile input, through a second gateway in front of a recording upstream.
 rec=$(port) hgw=$(port)

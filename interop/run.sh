@@ -2,7 +2,8 @@
 # Interop: the official MCP SDK clients (TypeScript, Python), each against two real servers
 # (@modelcontextprotocol/server-everything, a server on the Python SDK), each pair run
 # directly and through `rpcscan proxy`. Checks that every step ends the same way both ways, that
-# cancelled requests get no answer (from the proxy's --log), that an oversized response is
+# cancelled requests get no answer and every other request one (from the proxy's --log, with
+# `rpcscan pair --unanswered`), that an oversized response is
 # answered at once, and that no server process is left running, including one that ignores
 # the end of its stdin and SIGTERM. Installs what it needs (npm ci, a venv); called by .ci/run.
 set -euo pipefail
@@ -33,6 +34,11 @@ compare() {
     fail "$name: outcomes differ"
   fi
   node check-log.mjs "$work/$name.log" || fail "$name: log check"
+  # Every answer the client got is in the log: pair lists no request as never answered
+  # (exit 1: none; cancelled requests are reported cancelled, not unanswered).
+  local status=0
+  "$RPCSCAN" pair --unanswered "$work/$name.log" >"$work/$name.unanswered" || status=$?
+  [ "$status" = 1 ] || fail "$name: pair --unanswered (exit $status): $(cat "$work/$name.unanswered")"
   sleep 0.5
   [ -z "$(leftovers)" ] || fail "$name: processes left running: $(leftovers)"
 }

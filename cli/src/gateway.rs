@@ -5,9 +5,12 @@
 //! `Mcp-*` headers, duplicate routing keys, the policy flags of `rpcscan proxy`), and the
 //! answers are checked (JSON) or observed as they stream (SSE).
 //!
-//! `--log FILE` writes the records of `rpcscan proxy --log` (`crate::log`): `c2s` and
-//! `s2c` around each message, verbatim (each message of an SSE answer on its own), `proxy`
-//! for each rejection. `--metrics ADDR` serves the Prometheus text on `/metrics`.
+//! `--log FILE` writes the records of `rpcscan proxy --log` (`crate::log`): `c2s` around
+//! each client message, passed on or not, `s2c` around each message the client gets,
+//! verbatim (each message of an SSE answer on its own; the gateway's own answers with
+//! `"origin":"gateway"`, an upstream's error answer with its `status` and `request_id`),
+//! and `proxy` for each rejection. `--metrics ADDR` serves the Prometheus text on
+//! `/metrics`.
 
 use std::convert::Infallible;
 use std::future::{ready, Ready};
@@ -33,7 +36,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::log::{self, Log};
+use crate::log::{self, Log, Traffic};
 use crate::policy::{self, Policy};
 
 pub const AFTER_HELP: &str = "\
@@ -87,7 +90,7 @@ pub struct GatewayArgs {
     /// Time from a request's head to the upstream's answer head (0: none). `30s`, `500ms`.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = rpcscan_traffic::duration::parse_duration)]
     request_timeout: Duration,
-    /// Write every message and rejection to FILE, one JSON object per line.
+    /// Write every message, answer and rejection to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// Serve Prometheus metrics on this address (`/metrics`).
@@ -228,6 +231,50 @@ struct Record {
     policy: Arc<Policy>,
 }
 
+impl Record {
+    /// A `proxy` record for a message the layer stopped, or an invalid one.
+    fn rejection(&self, event: &Event<'_>, from: &str, valid: bool) {
+        let (rejected, bytes) = (event.rejected, event.bytes);
+        // Only the rejection path parses again, for the id and the reason.
+        let parsed = bytes.map(rpcscan::parse);
+        let id = match &parsed {
+            Some(Ok(msg)) => msg.id().map(|id| id.raw()),
+            Some(Err(invalid)) => invalid.id().map(|id| id.raw()),
+            None => None,
+        };
+        let reason = match (&parsed, rejected) {
+            (Some(Ok(msg)), Some(Rejection::Policy)) => match self.policy.check(msg) {
+                Err(policy::Denial::Method) => {
+                    "method not allowed by the gateway's policy".to_owned()
+                }
+                Err(policy::Denial::Tool(tool)) => format!("tool {tool:?} not allowed"),
+                _ => "no single tool name".to_owned(),
+            },
+            (_, Some(rejected)) => rejected.as_str().to_owned(),
+            (_, None) => "invalid".to_owned(),
+        };
+        let name = match rejected {
+            None | Some(Rejection::Invalid) => "invalid",
+            Some(Rejection::BodyTooLarge) => "oversized",
+            Some(Rejection::MethodNotAllowed | Rejection::ToolNotAllowed | Rejection::Policy) => {
+                "denied"
+            }
+            Some(other) => other.as_str(),
+        };
+        self.log.event(log::Event {
+            from: Some(from),
+            id,
+            reason: Some(&reason),
+            raw: bytes.filter(|_| !valid),
+            size: bytes.map(|b| b.len() as u64),
+            code: event.error_code,
+            session: event.session,
+            msg: bytes.filter(|_| valid),
+            ..log::Event::new(name)
+        });
+    }
+}
+
 impl Observer for Record {
     fn message(&self, event: &Event<'_>) {
         if let Some(metrics) = &self.metrics {
@@ -241,53 +288,35 @@ impl Observer for Record {
             Direction::ServerToClient => "server",
         };
         let valid = event.kind != Kind::Invalid;
-        match (event.rejected, event.bytes) {
-            (None, Some(bytes)) if valid => {
-                let dir = match event.direction {
-                    Direction::ClientToServer => "c2s",
-                    Direction::ServerToClient => "s2c",
-                };
-                self.log.session_message(dir, event.session, bytes);
+        let status = event.status.map(|s| s.as_u16());
+        // What the client sent is logged whether it passed or not (its answer, the layer's
+        // own, must have a request to answer); an upstream message only when the client
+        // got it.
+        let traffic = match (event.direction, event.bytes) {
+            (Direction::ClientToServer, Some(bytes)) => {
+                Some(Traffic { unreadable: !valid, ..Traffic::new("c2s", bytes) })
             }
-            (rejected, bytes) => {
-                // Only the rejection path parses again, for the id and the reason.
-                let parsed = bytes.map(rpcscan::parse);
-                let id = match &parsed {
-                    Some(Ok(msg)) => msg.id().map(|id| id.raw()),
-                    Some(Err(invalid)) => invalid.id().map(|id| id.raw()),
-                    None => None,
-                };
-                let reason = match (&parsed, rejected) {
-                    (Some(Ok(msg)), Some(Rejection::Policy)) => match self.policy.check(msg) {
-                        Err(policy::Denial::Method) => {
-                            "method not allowed by the gateway's policy".to_owned()
-                        }
-                        Err(policy::Denial::Tool(tool)) => format!("tool {tool:?} not allowed"),
-                        _ => "no single tool name".to_owned(),
-                    },
-                    (_, Some(rejected)) => rejected.as_str().to_owned(),
-                    (_, None) => "invalid".to_owned(),
-                };
-                let name = match rejected {
-                    None | Some(Rejection::Invalid) => "invalid",
-                    Some(Rejection::BodyTooLarge) => "oversized",
-                    Some(
-                        Rejection::MethodNotAllowed | Rejection::ToolNotAllowed | Rejection::Policy,
-                    ) => "denied",
-                    Some(other) => other.as_str(),
-                };
-                self.log.event(log::Event {
-                    from: Some(from),
-                    id,
-                    reason: Some(&reason),
-                    raw: bytes.filter(|_| !valid),
-                    size: bytes.map(|b| b.len() as u64),
-                    code: event.error_code,
-                    session: event.session,
-                    msg: bytes.filter(|_| valid),
-                    ..log::Event::new(name)
-                });
+            (Direction::ServerToClient, Some(bytes)) if valid && event.rejected.is_none() => {
+                // An error status binds the answer to its POST's request, whatever its id.
+                let request_id = event.request_id.filter(|_| status.is_some());
+                Some(Traffic { status, request_id, ..Traffic::new("s2c", bytes) })
             }
+            _ => None,
+        };
+        if let Some(traffic) = traffic {
+            self.log.traffic(Traffic { session: event.session, ..traffic });
+        }
+        if event.rejected.is_some() || !valid {
+            self.rejection(event, from, valid);
+        }
+        if let Some(answer) = &event.answer {
+            self.log.traffic(Traffic {
+                origin: Some("gateway"),
+                status: Some(answer.status.as_u16()).filter(|_| !answer.status.is_success()),
+                request_id: event.request_id,
+                session: event.session,
+                ..Traffic::new("s2c", answer.body)
+            });
         }
     }
 

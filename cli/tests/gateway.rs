@@ -23,7 +23,9 @@ use tower_service::Service;
 
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-/// What the upstream saw: `METHOD session body` per request.
+/// What the upstream saw: `METHOD session body` per request. A POST in a session it saw
+/// ended (DELETE) gets 400 and a JSON-RPC error with `"id": null`, as the MCP SDKs'
+/// servers answer; `tools/call` of the tool `slow` is answered after 2 s.
 type Seen = Arc<Mutex<Vec<String>>>;
 
 #[derive(Clone)]
@@ -51,11 +53,20 @@ impl Service<Request<Incoming>> for Upstream {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("-")
                 .to_owned();
-            seen.lock().unwrap().push(format!(
-                "{} {session} {}",
-                parts.method,
-                String::from_utf8_lossy(&body)
-            ));
+            let ended = {
+                let mut seen = seen.lock().unwrap();
+                let ended = seen.iter().any(|s| s.starts_with(&format!("DELETE {session} ")));
+                seen.push(format!("{} {session} {}", parts.method, String::from_utf8_lossy(&body)));
+                ended
+            };
+            if ended && parts.method == "POST" {
+                let mut r = Response::new(Full::new(Bytes::from(
+                    r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#,
+                )));
+                *r.status_mut() = StatusCode::BAD_REQUEST;
+                r.headers_mut().insert("content-type", "application/json".parse().unwrap());
+                return Ok(r);
+            }
             let sse = |text: String| {
                 Response::builder()
                     .header("content-type", "text/event-stream")
@@ -77,6 +88,9 @@ impl Service<Request<Incoming>> for Upstream {
                         let answer = format!(
                             r#"{{"jsonrpc":"2.0","id":{id},"result":{{"method":"{method}"}}}}"#
                         );
+                        if tool.as_deref() == Some("slow") {
+                            tokio::time::sleep(Duration::from_secs(2)).await;
+                        }
                         if tool.as_deref() == Some("stream") {
                             sse(format!(
                                 "{ENDPOINT_EVENT}event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progress\":1}}}}\n\ndata: {answer}\n\n"
@@ -111,10 +125,15 @@ struct Gateway {
 
 impl Gateway {
     fn start(options: &[&str]) -> Gateway {
+        Gateway::start_to(options, None)
+    }
+
+    /// A gateway in front of the test's upstream, or of `upstream` when given.
+    fn start_to(options: &[&str], upstream: Option<SocketAddr>) -> Gateway {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let seen = Seen::default();
         let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
-        let upstream = listener.local_addr().unwrap();
+        let upstream = upstream.unwrap_or_else(|| listener.local_addr().unwrap());
         runtime.spawn(rpcscan_tower::gateway::serve(listener, Upstream(Arc::clone(&seen))));
         let mut child = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
             .args(["gateway", "--listen", "127.0.0.1:0", "--upstream"])
@@ -330,9 +349,21 @@ fn the_policy_flags_of_rpcscan_proxy() {
     gw.stop();
 
     let records = std::fs::read_to_string(&log).unwrap();
-    let first = records.lines().next().unwrap();
-    assert!(first.contains(r#""dir":"proxy","event":"denied","from":"client","id":1,"reason":"tool \"exec_shell\" not allowed""#), "{records}");
-    assert!(first.contains(r#","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#), "{records}");
+    let lines: Vec<&str> = records.lines().collect();
+    // The request as the client sent it, the decision, the answer the client got.
+    assert!(
+        lines[0].contains(r#""dir":"c2s","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#),
+        "{records}"
+    );
+    assert!(lines[1].contains(r#""dir":"proxy","event":"denied","from":"client","id":1,"reason":"tool \"exec_shell\" not allowed""#), "{records}");
+    assert!(
+        lines[1].contains(r#","msg":{"jsonrpc":"2.0","id":1,"method":"tools/call""#),
+        "{records}"
+    );
+    assert!(
+        lines[2].ends_with(&format!(r#""dir":"s2c","origin":"gateway","msg":{}}}"#, denied.body)),
+        "{records}"
+    );
 }
 
 /// A body, its headers, the status and a piece of the body the gateway answers with.
@@ -407,6 +438,115 @@ fn refuses_a_non_loopback_listen_address() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+}
+
+/// `rpcscan pair` over a log: the requests it lists as never answered (`--unanswered
+/// --json`), and its summary (`--json`'s last line).
+fn pair_log(log: &std::path::Path) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_rpcscan")).args(args).arg(log).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let json = |l: &str| serde_json::from_str::<serde_json::Value>(l).unwrap();
+    let unanswered = run(&["pair", "--unanswered", "--json"]).lines().map(json).collect();
+    let summary = json(run(&["pair", "--json"]).lines().last().unwrap());
+    (unanswered, summary)
+}
+
+// Issue 31: every answer the client gets is in the log, bound to its request, and counted.
+#[test]
+fn pair_finds_every_answer_of_a_gateway_session_in_its_log() {
+    let dir = tempdir();
+    let log = dir.join("gateway.ndjson");
+    let gw = Gateway::start(&[
+        "--deny-tool",
+        "exec*",
+        "--max-body-size",
+        "1K",
+        "--request-timeout",
+        "500ms",
+        "--log",
+        log.to_str().unwrap(),
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let s1: &[(&str, &str)] = &[("Mcp-Session-Id", "s1")];
+    let big = format!(r#"{{"jsonrpc":"2.0","id":4,"method":"{}"}}"#, "x".repeat(2000));
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_owned();
+    let invalid = r#"{"jsonrpc":"2.0","id":3,"method":5}"#.to_owned();
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned();
+    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#.to_owned();
+    // Body, headers, and the status the client gets: in order, one session.
+    type Post<'a> = (String, &'a [(&'a str, &'a str)], u16);
+    #[rustfmt::skip]
+    let before_delete: [Post<'_>; 7] = [
+        (list, s1, 200),
+        (call(2, "exec_shell"), s1, 200),                                  // denied
+        (invalid, s1, 400),                                                // invalid, id 3
+        (big, s1, 413),                                                    // oversized, id null
+        (call(5, "echo"), &[("Mcp-Session-Id", "s1"), ("Mcp-Method", "tools/list")], 400),
+        (call(6, "slow"), s1, 504),                                        // upstream too slow
+        (note, s1, 202),                                                   // no answer
+    ];
+    let mut answers = 0;
+    for (body, headers, status) in &before_delete {
+        let answer = gw.post(body, headers);
+        assert_eq!(answer.status, *status, "{body}: {answer:?}");
+        answers += u64::from(rpcscan::parse(answer.body.as_bytes()).is_ok());
+    }
+    assert_eq!(request(gw.addr, "DELETE", b"", s1).status, 200);
+    // The session is over: the upstream's own 400 and JSON-RPC error, "id": null.
+    let after = gw.post(&ping, s1);
+    assert_eq!((after.status, after.body.contains(r#""id":null"#)), (400, true), "{after:?}");
+    answers += 1;
+    let metrics = request_at(gw.metrics.unwrap(), "/metrics", "GET", b"", &[]).body;
+    gw.stop();
+
+    let records = std::fs::read_to_string(&log).unwrap();
+    let (unanswered, summary) = pair_log(&log);
+    assert_eq!(unanswered, Vec::<serde_json::Value>::new(), "{records}");
+    // The invalid request's answer has an id but no request to answer; the oversized
+    // body's answer has neither.
+    let counts = ["pairs", "orphans", "null_id_errors", "unanswered"]
+        .map(|k| summary[k].as_u64().unwrap_or(u64::MAX));
+    assert_eq!(counts, [5, 1, 1, 0], "{records}");
+    assert_eq!(counts[0] + counts[1] + counts[2], answers);
+    let refused =
+        format!(r#""dir":"s2c","status":400,"request_id":9,"session":"s1","msg":{}}}"#, after.body);
+    assert!(records.lines().any(|l| l.ends_with(&refused)), "{records}");
+    for line in [
+        "rpcscan_messages_total{direction=\"server\",kind=\"error\",method=\"ping\"} 1",
+        "rpcscan_error_responses_total{direction=\"server\",code=\"-32000\"} 1",
+        "rpcscan_rejections_total{reason=\"body_too_large\"} 1",
+        "rpcscan_rejections_total{reason=\"header_mismatch\"} 1",
+        "rpcscan_rejections_total{reason=\"invalid\"} 1",
+        "rpcscan_rejections_total{reason=\"policy\"} 1",
+        "rpcscan_rejections_total{reason=\"timeout\"} 1",
+    ] {
+        assert!(metrics.lines().any(|l| l == line), "{line} in\n{metrics}");
+    }
+}
+
+#[test]
+fn an_unreachable_upstream_is_answered_and_logged() {
+    let dir = tempdir();
+    let log = dir.join("gateway.ndjson");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let gw = Gateway::start_to(&["--log", log.to_str().unwrap()], Some(closed));
+    let answer = gw.post(r#"{"jsonrpc":"2.0","id":"u","method":"ping"}"#, &[]);
+    assert_eq!(answer.status, 502, "{answer:?}");
+    gw.stop();
+    let records = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = records.lines().collect();
+    assert_eq!(lines.len(), 3, "{records}");
+    assert!(lines[1].contains(r#""dir":"proxy","event":"upstream_unreachable""#), "{records}");
+    let own = format!(
+        r#""dir":"s2c","origin":"gateway","status":502,"request_id":"u","msg":{}}}"#,
+        answer.body
+    );
+    assert!(lines[2].ends_with(&own), "{records}");
+    let (unanswered, summary) = pair_log(&log);
+    assert_eq!((unanswered.len(), summary["pairs"].as_u64()), (0, Some(1)), "{records}");
 }
 
 fn tempdir() -> std::path::PathBuf {

@@ -361,3 +361,41 @@ fn an_invalid_first_line_takes_no_side() {
         assert_eq!(summary["pairs"], 1, "{timeout:?}");
     }
 }
+
+/// A proxy or gateway log's `request_id` names the request an answer answers: an HTTP
+/// error answer is bound to its POST even when its body says `"id": null` (issue 31). Only
+/// those logs' records carry it; elsewhere the message's own id decides.
+#[test]
+fn a_records_request_id_pairs_the_answer_it_holds() {
+    const REQUEST: &str = r#"{"ts":"2026-01-01T00:00:00Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":6,"method":"ping"}}"#;
+    const NULL_ID: &str =
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request"}}"#;
+    #[rustfmt::skip]
+    let cases: &[(&str, &[&str], [u64; 4])] = &[
+        // pairs, unanswered, orphans, null-id errors
+        ("linked", &[REQUEST, &format!(r#"{{"ts":"2026-01-01T00:00:01Z","dir":"s2c","status":400,"request_id":6,"msg":{NULL_ID}}}"#)], [1, 0, 0, 0]),
+        ("not linked", &[REQUEST, &format!(r#"{{"ts":"2026-01-01T00:00:01Z","dir":"s2c","status":400,"msg":{NULL_ID}}}"#)], [0, 1, 0, 1]),
+        // The link wins over the body's own id.
+        ("linked over another id", &[REQUEST, r#"{"ts":"2026-01-01T00:00:01Z","dir":"s2c","request_id":6,"msg":{"jsonrpc":"2.0","id":7,"result":{}}}"#], [1, 0, 0, 0]),
+        ("linked to nothing", &[REQUEST, r#"{"ts":"2026-01-01T00:00:01Z","dir":"s2c","request_id":8,"msg":{"jsonrpc":"2.0","id":6,"result":{}}}"#], [0, 1, 1, 0]),
+        // A request's own `request_id` member means nothing.
+        ("on a request", &[r#"{"ts":"2026-01-01T00:00:00Z","dir":"c2s","request_id":5,"msg":{"jsonrpc":"2.0","id":6,"method":"ping"}}"#, r#"{"ts":"2026-01-01T00:00:01Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":6,"result":{}}}"#], [1, 0, 0, 0]),
+    ];
+    for (name, lines, expected) in cases {
+        let log = format!("{}\n", lines.join("\n"));
+        let (_, out) = run(&["pair", "--json"], log.as_bytes());
+        let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+        let got = ["pairs", "unanswered", "orphans", "null_id_errors"]
+            .map(|k| summary[k].as_u64().unwrap_or(u64::MAX));
+        assert_eq!(&got, expected, "{name}: {out}");
+    }
+    // `--json-field` logs name no link: the member is just another member.
+    let log = format!(
+        "{REQUEST}\n{}\n",
+        r#"{"ts":"2026-01-01T00:00:01Z","dir":"s2c","request_id":6,"msg":{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}}"#
+    );
+    let args = ["pair", "--json", "--json-field", "msg", "--dir-field", "dir"];
+    let (_, out) = run(&args, log.as_bytes());
+    let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!((summary["pairs"].as_u64(), summary["null_id_errors"].as_u64()), (Some(0), Some(1)));
+}

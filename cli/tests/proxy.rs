@@ -433,3 +433,256 @@ fn answers_are_not_held_back_by_blank_lines_or_batching() {
     let (_, rest) = proxy.finish();
     assert!(rest.is_empty());
 }
+
+/// `rpcscan pair` over a log: the requests it lists as never answered (`--unanswered
+/// --json`), and its summary (`--json`'s last line).
+fn pair_log(log: &Path) -> (Vec<serde_json::Value>, serde_json::Value) {
+    let bin = env!("CARGO_BIN_EXE_rpcscan");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin).args(args).arg(log).output().expect("run rpcscan pair");
+        assert!(out.status.code().is_some(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let unanswered = run(&["pair", "--unanswered", "--json"]).lines().map(json).collect();
+    let all = run(&["pair", "--json"]);
+    let summary = json(all.lines().last().expect("a summary"));
+    assert_eq!(summary["event"], "summary", "{all}");
+    (unanswered, summary)
+}
+
+/// What a session does: send a line, or wait for a line from the proxy.
+enum Step {
+    Send(String),
+    Recv,
+}
+
+fn send(line: &str) -> Step {
+    Step::Send(line.to_owned())
+}
+
+/// A session through the proxy, and what `pair` must make of its log: `answers` is every
+/// answer the client got, plus those the proxy gave the server for the client.
+struct Session {
+    name: &'static str,
+    options: &'static [&'static str],
+    server: &'static str,
+    steps: Vec<Step>,
+    to_server: u64,
+    pairs: u64,
+    orphans: u64,
+    null_ids: u64,
+    cancelled: u64,
+}
+
+// Issue 31: the proxy's own answers are in its log as `s2c` (or `c2s`) records, so that
+// `pair` finds an answer for every request that got one.
+#[test]
+fn pair_finds_every_answer_of_a_proxy_session_in_its_log() {
+    let big = |id: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"x":"{}"}}}}"#,
+            "y".repeat(300)
+        )
+    };
+    let asks = r#"echo '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}'; read r; echo "{\"jsonrpc\":\"2.0\",\"method\":\"got\",\"params\":$r}"; cat >/dev/null"#;
+    let sessions = [
+        Session {
+            name: "denied",
+            options: &["--deny-tool", "echo", "--deny-method", "resources/*"],
+            server: ECHO,
+            steps: vec![
+                send(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#),
+                send(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read"}"#),
+                send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#),
+                send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#),
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+            ],
+            to_server: 0,
+            pairs: 4,
+            orphans: 0,
+            null_ids: 0,
+            cancelled: 0,
+        },
+        Session {
+            // What the proxy could not read is no request: its answer pairs with nothing.
+            name: "invalid",
+            options: &[],
+            server: ECHO,
+            steps: vec![
+                send(r#"{"jsonrpc":"2.0","id":1e0,"method":"x"}"#),
+                send(r#"{"jsonrpc":"2.0","id":"i","method":5}"#),
+                send("nope"),
+                send("\u{0}\u{ff}"),
+                send(r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#),
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+            ],
+            to_server: 0,
+            pairs: 1,
+            orphans: 1,
+            null_ids: 3,
+            cancelled: 0,
+        },
+        Session {
+            name: "oversized",
+            options: &["--max-message-size", "200"],
+            server: ECHO,
+            steps: vec![
+                Step::Send(big("7")),
+                Step::Send("x".repeat(300)),
+                send(r#"{"jsonrpc":"2.0","id":8,"method":"ping"}"#),
+                Step::Recv,
+                Step::Recv,
+                Step::Recv,
+            ],
+            to_server: 0,
+            pairs: 1,
+            orphans: 1,
+            null_ids: 1,
+            cancelled: 0,
+        },
+        Session {
+            // The second request is over --max-in-flight; the first is answered when the
+            // server is gone.
+            name: "overloaded-and-server-gone",
+            options: &["--max-in-flight", "1"],
+            server: "cat >/dev/null",
+            steps: vec![
+                send(r#"{"jsonrpc":"2.0","id":1,"method":"slow"}"#),
+                send(r#"{"jsonrpc":"2.0","id":2,"method":"slow"}"#),
+                Step::Recv,
+            ],
+            to_server: 0,
+            pairs: 2,
+            orphans: 0,
+            null_ids: 0,
+            cancelled: 0,
+        },
+        Session {
+            // Never answered, and rightly: it is cancelled, not unanswered.
+            name: "cancelled",
+            options: &[],
+            server: r#"read a; read c; echo '{"jsonrpc":"2.0","id":1,"result":{"late":true}}'; cat >/dev/null"#,
+            steps: vec![
+                send(
+                    r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"slow"}}"#,
+                ),
+                send(
+                    r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"a"}}"#,
+                ),
+            ],
+            to_server: 0,
+            pairs: 0,
+            orphans: 0,
+            null_ids: 0,
+            cancelled: 1,
+        },
+        Session {
+            // The client's answer to the server's request is too large: the proxy answers
+            // the server for it.
+            name: "oversized-client-response",
+            options: &["--max-message-size", "300"],
+            server: asks,
+            steps: vec![
+                Step::Recv,
+                Step::Send(format!(
+                    r#"{{"jsonrpc":"2.0","id":"s1","result":{{"x":"{}"}}}}"#,
+                    "y".repeat(400)
+                )),
+                Step::Recv,
+            ],
+            to_server: 1,
+            pairs: 1,
+            orphans: 0,
+            null_ids: 0,
+            cancelled: 0,
+        },
+        Session {
+            // The server's request is too large for the client: the proxy answers it, for
+            // a request the log never saw.
+            name: "oversized-server-request",
+            options: &["--max-message-size", "300"],
+            server: r#"printf '{"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{"x":"%s"}}\n' "$(head -c 400 /dev/zero | tr '\0' y)"; read r; echo '{"jsonrpc":"2.0","method":"got"}'; cat >/dev/null"#,
+            steps: vec![Step::Recv],
+            to_server: 1,
+            pairs: 0,
+            orphans: 1,
+            null_ids: 0,
+            cancelled: 0,
+        },
+    ];
+    for s in sessions {
+        let log = temp_path(&format!("pair-{}.ndjson", s.name));
+        let mut options = vec!["--log", log.to_str().unwrap()];
+        options.extend(s.options);
+        eprintln!("session {}", s.name);
+        let mut proxy = Proxy::start(&options, s.server);
+        let mut received = Vec::new();
+        for step in &s.steps {
+            match step {
+                Step::Send(line) => proxy.send(line),
+                Step::Recv => received.push(proxy.recv()),
+            }
+        }
+        let (_, rest) = proxy.finish();
+        received.extend(rest);
+        let answers = received
+            .iter()
+            .filter(|l| rpcscan::parse(l.as_bytes()).is_ok_and(|m| m.kind().is_response()))
+            .count() as u64
+            + s.to_server;
+        let (unanswered, summary) = pair_log(&log);
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        let name = s.name;
+        assert_eq!(unanswered, Vec::<serde_json::Value>::new(), "{name}: {text}");
+        let counts = ["pairs", "orphans", "null_id_errors", "cancelled", "unanswered"]
+            .map(|k| summary[k].as_u64().unwrap_or(u64::MAX));
+        assert_eq!(counts, [s.pairs, s.orphans, s.null_ids, s.cancelled, 0], "{name}: {text}");
+        assert_eq!(s.pairs + s.orphans + s.null_ids, answers, "{name}: {received:?}\n{text}");
+        let _ = std::fs::remove_file(&log);
+    }
+}
+
+#[test]
+fn the_proxys_own_answers_are_logged_as_the_client_gets_them() {
+    let log = temp_path("own-answers.ndjson");
+    let mut proxy = Proxy::start(&["--log", log.to_str().unwrap(), "--deny-tool", "x"], ECHO);
+    proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#);
+    let denied = proxy.recv();
+    proxy.send(r#"{"jsonrpc":"2.0","id":"i","method":5}"#);
+    let invalid = proxy.recv();
+    let (status, _) = proxy.finish();
+    assert!(status.success());
+    let text = std::fs::read_to_string(&log).expect("log");
+    let lines: Vec<&str> = text.lines().collect();
+    // Each record's direction, and its event or origin.
+    let shapes: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let v = json(l);
+            let what = v["event"].as_str().or(v["origin"].as_str()).unwrap_or("-");
+            format!("{} {what}", v["dir"].as_str().unwrap())
+        })
+        .collect();
+    #[rustfmt::skip]
+    assert_eq!(shapes, [
+        "c2s -", "proxy denied", "s2c proxy",
+        "c2s -", "proxy invalid", "s2c proxy",
+        "proxy server_exit",
+    ], "{text}");
+    // The answers as the client got them, byte for byte; the invalid line as a string.
+    assert!(lines[2].ends_with(&format!(r#""dir":"s2c","origin":"proxy","msg":{denied}}}"#)));
+    assert!(
+        lines[3]
+            .ends_with(r#""dir":"c2s","msg":"{\"jsonrpc\":\"2.0\",\"id\":\"i\",\"method\":5}"}"#),
+        "{text}"
+    );
+    assert!(lines[5].ends_with(&format!(r#""dir":"s2c","origin":"proxy","msg":{invalid}}}"#)));
+    let _ = std::fs::remove_file(&log);
+}

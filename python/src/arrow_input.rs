@@ -215,6 +215,7 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
                     record: bytes,
                     ts: None,
                     dir: None,
+                    request_id: None,
                     verdict,
                 };
                 cmd.item(&source, &item, &mut out, &mut tally);

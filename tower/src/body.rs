@@ -210,6 +210,9 @@ impl SseInspector {
                     latency,
                     rejected: None,
                     bytes: None,
+                    status: None,
+                    answer: None,
+                    request_id: None,
                 });
                 return;
             }
@@ -238,6 +241,9 @@ impl SseInspector {
                     latency,
                     rejected: None,
                     bytes: Some(frame.bytes()),
+                    status: None,
+                    answer: None,
+                    request_id: None,
                 });
                 return;
             }
@@ -251,6 +257,9 @@ impl SseInspector {
                 latency,
                 rejected: None,
                 bytes: Some(frame.bytes()),
+                status: None,
+                answer: None,
+                request_id: None,
             },
         };
         self.observer.message(&event);

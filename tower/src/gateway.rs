@@ -183,6 +183,8 @@ fn bad_gateway(id: Option<&[u8]>) -> Response<UpstreamBody> {
     let mut response = Response::new(Either::Right(Full::new(Bytes::from(body))));
     *response.status_mut() = StatusCode::BAD_GATEWAY;
     response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    // The layer in front reports this as the gateway's own answer, not the upstream's.
+    response.extensions_mut().insert(crate::service::Unreachable);
     response
 }
 

@@ -72,6 +72,11 @@
 //! * A 2xx `application/json` answer to a request is read whole (≤
 //!   [`McpLayer::max_response_size`]), scanned, and must be a response with the request's
 //!   id; otherwise the client gets 502 and a -32603 error for its id.
+//! * A non-2xx `application/json` answer (a session that ended: 400 and a JSON-RPC error
+//!   with `"id": null`) is read whole (≤ [`McpLayer::max_response_size`]), scanned, and
+//!   passed on unchanged; the [`Observer`] gets it with its [`Event::status`] and the
+//!   request it answers ([`Event::request_id`]). One that cannot be read whole becomes the
+//!   layer's 502 (504 when late).
 //! * A `text/event-stream` answer is passed on chunk by chunk as it arrives; a copy of
 //!   each chunk feeds an [`rpcscan::frame::SseDecoder`] that classifies every event for
 //!   the [`Observer`]. Events of another type than `message` (`event: endpoint`) are
@@ -82,8 +87,12 @@
 //!
 //! An [`Observer`] sees every classified message, either way, with its session
 //! (`Mcp-Session-Id`), method, tool, kind, error code, latency and, when the layer stopped
-//! it, the [`Rejection`]. [`PrometheusObserver`] keeps counters and a latency histogram
-//! and renders them as Prometheus text.
+//! it, the [`Rejection`] and the [`Answer`] the client got from the layer instead. Every
+//! answer the client gets is observed: a message passed on, an upstream's error status
+//! ([`Event::status`]), or the layer's own (a rejection, a 502 or a 504). An answer that
+//! HTTP binds to its POST's request names it ([`Event::request_id`]), whatever the id in
+//! its body. [`PrometheusObserver`] keeps counters and a latency histogram and renders
+//! them as Prometheus text.
 //!
 //! ## Gateway
 //!
@@ -115,7 +124,7 @@ pub use layer::{
     HeaderCheck, McpLayer, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_HEADER_SIZE,
     DEFAULT_MAX_RESPONSE_SIZE, DEFAULT_REQUEST_TIMEOUT,
 };
-pub use observe::{Direction, Event, NoObserver, Observer, Rejection};
+pub use observe::{Answer, Direction, Event, NoObserver, Observer, Rejection};
 pub use policy::{policy_fn, Decision, Denial, ForwardAll, Policy};
 pub use prometheus::PrometheusObserver;
 pub use service::{McpService, RequestBody, ResponseFuture};

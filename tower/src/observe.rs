@@ -4,6 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use http::StatusCode;
 use rpcscan::{Kind, Str};
 
 /// Which way a message travels.
@@ -55,6 +56,8 @@ pub enum Rejection {
     Policy,
     /// The upstream's JSON answer is invalid or does not answer the request's id (HTTP 502).
     UpstreamMismatch,
+    /// The upstream could not be reached (HTTP 502, from the `gateway` module's `Upstream`).
+    UpstreamUnreachable,
 }
 
 impl Rejection {
@@ -73,6 +76,7 @@ impl Rejection {
             Rejection::ToolNotAllowed => "tool_not_allowed",
             Rejection::Policy => "policy",
             Rejection::UpstreamMismatch => "upstream_mismatch",
+            Rejection::UpstreamUnreachable => "upstream_unreachable",
         }
     }
 }
@@ -102,6 +106,34 @@ pub struct Event<'a> {
     /// The message's bytes as they travel (a POST body, a JSON answer, an SSE event's
     /// data), when the layer read them: an audit log can keep them verbatim.
     pub bytes: Option<&'a [u8]>,
+    /// The status of the upstream's answer that carried this server message, when it is
+    /// not a success (a session that ended: `400` with a JSON-RPC error). The message is
+    /// passed on with it.
+    pub status: Option<StatusCode>,
+    /// What the client got from the layer itself instead, when it stopped this message (or
+    /// the upstream's answer, or a request the upstream never answered): the client's
+    /// answer, for an audit log to keep beside the message.
+    pub answer: Option<Answer<'a>>,
+    /// The raw id of the POST's request that a server message (or the layer's `answer`)
+    /// answers: HTTP binds an answer to its request whatever the id in its body (`null`,
+    /// often, on an error status).
+    pub request_id: Option<&'a [u8]>,
+}
+
+/// An answer the layer wrote itself: a status and a JSON-RPC error response.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug)]
+pub struct Answer<'a> {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The body: one JSON-RPC error response.
+    pub body: &'a [u8],
+}
+
+impl<'a> Answer<'a> {
+    pub(crate) fn new(status: StatusCode, body: &'a [u8]) -> Self {
+        Answer { status, body }
+    }
 }
 
 /// Sees every message the layer classifies. Called inline on the request path and while

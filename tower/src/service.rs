@@ -23,7 +23,7 @@ use tower_service::Service;
 use crate::body::{ResponseBody, SseInspector};
 use crate::collect::{before, collect, CollectError};
 use crate::layer::{HeaderCheck, Shared};
-use crate::observe::{Direction, Event, Rejection};
+use crate::observe::{Answer, Direction, Event, Rejection};
 use crate::policy::Decision;
 use crate::BoxError;
 
@@ -90,6 +90,11 @@ where
     }
 }
 
+/// Marks a response of the inner service as the gateway's own answer (an unreachable
+/// upstream), not the upstream's.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unreachable;
+
 /// What the layer answers instead of the inner service.
 struct Reject {
     status: StatusCode,
@@ -141,7 +146,38 @@ impl Exchange {
             latency: None,
             rejected: Some(reject.rejection),
             bytes,
+            status: None,
+            answer: Some(Answer::new(reject.status, &reject.body)),
+            request_id: None,
         });
+    }
+
+    /// The layer answers for the upstream, which did not answer (in time, or at all):
+    /// `request` is the POST's, when it was one.
+    fn answer_for_upstream<B>(
+        &self,
+        rejection: Rejection,
+        status: StatusCode,
+        body: Vec<u8>,
+        session: Option<&HeaderValue>,
+        request: Option<&OwnedMessage>,
+    ) -> Response<ResponseBody<B>> {
+        let asked = request.filter(|r| r.kind() == Kind::Request);
+        self.shared.observer.message(&Event {
+            direction: Direction::ServerToClient,
+            session: text(session.or(self.session.as_ref())),
+            kind: Kind::Invalid,
+            method: asked.and_then(OwnedMessage::method),
+            tool: None,
+            error_code: Some(INTERNAL_ERROR),
+            latency: Some(self.start.elapsed()),
+            rejected: Some(rejection),
+            bytes: None,
+            status: None,
+            answer: Some(Answer::new(status, &body)),
+            request_id: asked.and_then(|r| r.id()).map(|id| id.raw()),
+        });
+        reply(status, body)
     }
 }
 
@@ -171,7 +207,8 @@ where
     if parts.method != Method::POST {
         let request = Request::from_parts(parts, Either::Right(body));
         let Ok(response) = before(deadline, inner.call(request)).await else {
-            return Ok(upstream_timeout(None));
+            let (status, body) = upstream_timeout(None);
+            return Ok(exchange.answer_for_upstream(Rejection::Timeout, status, body, None, None));
         };
         return Ok(respond(response?, None, &exchange, deadline).await);
     }
@@ -237,6 +274,9 @@ where
             latency: None,
             rejected: verdict.as_ref().err().map(|r| r.rejection),
             bytes: Some(message.bytes()),
+            status: None,
+            answer: verdict.as_ref().err().map(|r| Answer::new(r.status, &r.body)),
+            request_id: None,
         });
         if let Err(reject) = verdict {
             return Ok(reject.respond());
@@ -247,7 +287,9 @@ where
     parts.extensions.insert(message.clone());
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
     let Ok(response) = before(deadline, inner.call(request)).await else {
-        return Ok(upstream_timeout(Some(&message)));
+        let (status, body) = upstream_timeout(Some(&message));
+        let rejection = Rejection::Timeout;
+        return Ok(exchange.answer_for_upstream(rejection, status, body, None, Some(&message)));
     };
     Ok(respond(response?, Some((&message, tool)), &exchange, deadline).await)
 }
@@ -416,13 +458,21 @@ fn with_id<'r>(response: ErrorResponse<'r>, id: Option<&'r [u8]>) -> ErrorRespon
     }
 }
 
-fn upstream_timeout<B>(request: Option<&OwnedMessage>) -> Response<ResponseBody<B>> {
+/// The 504 for a request the upstream did not answer in time.
+fn upstream_timeout(request: Option<&OwnedMessage>) -> (StatusCode, Vec<u8>) {
     let response = ErrorResponse::new(INTERNAL_ERROR, "Gateway Timeout: no answer from upstream");
-    let response = match request.and_then(|r| r.id()) {
-        Some(id) => response.id(id.raw()),
-        None => response,
-    };
-    reply(StatusCode::GATEWAY_TIMEOUT, response.to_vec())
+    let id = request.and_then(|r| r.id());
+    (StatusCode::GATEWAY_TIMEOUT, with_id(response, id.as_ref().map(|id| id.raw())).to_vec())
+}
+
+/// The 502 for a request whose answer the layer could not pass on.
+fn bad_answer(request: Option<&OwnedMessage>) -> (StatusCode, Vec<u8>) {
+    let response = ErrorResponse::new(
+        INTERNAL_ERROR,
+        "Bad Gateway: the upstream's answer is not a response to this request",
+    );
+    let id = request.and_then(|r| r.id());
+    (StatusCode::BAD_GATEWAY, with_id(response, id.as_ref().map(|id| id.raw())).to_vec())
 }
 
 fn text(value: Option<&HeaderValue>) -> Option<&str> {
@@ -475,6 +525,7 @@ where
     let (mut parts, body) = response.into_parts();
     let session = session_id(&parts.headers).or_else(|| exchange.session.clone());
     let media = media_type(&parts.headers);
+    let own = parts.extensions.remove::<Unreachable>().is_some();
 
     let asked = request.as_ref().is_some_and(|(r, _)| r.kind() == Kind::Request);
     if request.is_some() && !asked && parts.status.is_success() {
@@ -496,10 +547,26 @@ where
         );
         return Response::from_parts(parts, ResponseBody::sse(body, inspector));
     }
+    let message = request.map(|(r, _)| r);
+    if own {
+        let collected = collect(body, shared.max_response_size, None, None).await;
+        let body = collected.map_or_else(|_| bad_answer(message).1, |b| b.to_vec());
+        let rejection = Rejection::UpstreamUnreachable;
+        return exchange.answer_for_upstream(
+            rejection,
+            parts.status,
+            body,
+            session.as_ref(),
+            message,
+        );
+    }
+    if media == Media::Json && !parts.status.is_success() {
+        return pass_error_status(parts, body, request, session, exchange, deadline).await;
+    }
     let Some((request, tool)) = request.filter(|_| asked) else {
         return Response::from_parts(parts, ResponseBody::plain(body));
     };
-    if media != Media::Json || !parts.status.is_success() {
+    if media != Media::Json {
         return Response::from_parts(parts, ResponseBody::plain(body));
     }
 
@@ -515,6 +582,9 @@ where
         latency: Some(exchange.start.elapsed()),
         rejected: Some(Rejection::UpstreamMismatch),
         bytes: collected.as_ref().ok().map(|b| &b[..]),
+        status: None,
+        answer: None,
+        request_id: request.id().map(|id| id.raw()),
     };
     let reason = match &collected {
         Ok(bytes) => match shared.parser.parse(bytes) {
@@ -538,21 +608,77 @@ where
     if let Some(reason) = reason {
         event.rejected = Some(reason);
     }
+    let own_answer = event.rejected.map(|rejection| match rejection {
+        Rejection::Timeout => upstream_timeout(Some(request)),
+        _ => bad_answer(Some(request)),
+    });
+    event.answer = own_answer.as_ref().map(|(status, body)| Answer::new(*status, body));
     shared.observer.message(&event);
-    let rejected = event.rejected;
-    match (collected, rejected) {
+    match (collected, own_answer) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
-        (Err(CollectError::Timeout), _) => upstream_timeout(Some(request)),
-        _ => {
-            let answer = ErrorResponse::new(
-                INTERNAL_ERROR,
-                "Bad Gateway: the upstream's answer is not a response to this request",
-            );
-            let answer = match request.id() {
-                Some(id) => answer.id(id.raw()),
-                None => answer,
-            };
-            reply(StatusCode::BAD_GATEWAY, answer.to_vec())
+        (_, answer) => {
+            let (status, body) = answer.unwrap_or_else(|| bad_answer(Some(request)));
+            reply(status, body)
         }
     }
+}
+
+/// An upstream `application/json` answer with an error status (a session that ended:
+/// `400` and a JSON-RPC error, often with `"id": null`): read whole, observed with its
+/// status and the request it answers, and passed on unchanged. One that cannot be read
+/// whole (too large, too slow) is answered 502 / 504 by the layer instead.
+async fn pass_error_status<ResB>(
+    parts: http::response::Parts,
+    body: ResB,
+    request: Option<(&OwnedMessage, Option<Str<'_>>)>,
+    session: Option<HeaderValue>,
+    exchange: &Exchange,
+    deadline: Option<tokio::time::Instant>,
+) -> Response<ResponseBody<ResB>>
+where
+    ResB: Body<Data = Bytes>,
+    ResB::Error: Into<BoxError>,
+{
+    let shared = &exchange.shared;
+    let asked = request.filter(|(r, _)| r.kind() == Kind::Request);
+    let collected = collect(body, shared.max_response_size, shared.idle_timeout, deadline).await;
+    let mut event = Event {
+        direction: Direction::ServerToClient,
+        session: text(session.as_ref()),
+        kind: Kind::Invalid,
+        method: asked.and_then(|(r, _)| r.method()),
+        tool: asked.and_then(|(_, tool)| tool),
+        error_code: None,
+        latency: Some(exchange.start.elapsed()),
+        rejected: None,
+        bytes: None,
+        status: Some(parts.status),
+        answer: None,
+        request_id: asked.and_then(|(r, _)| r.id()).map(|id| id.raw()),
+    };
+    let bytes = match collected {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let message = request.map(|(r, _)| r);
+            let ((status, body), rejection) = match e {
+                CollectError::Timeout => (upstream_timeout(message), Rejection::Timeout),
+                CollectError::TooLarge => (bad_answer(message), Rejection::BodyTooLarge),
+                CollectError::Body => (bad_answer(message), Rejection::BodyError),
+            };
+            event.rejected = Some(rejection);
+            event.answer = Some(Answer::new(status, &body));
+            shared.observer.message(&event);
+            return reply(status, body);
+        }
+    };
+    event.bytes = Some(&bytes);
+    match shared.parser.parse(&bytes) {
+        Ok(msg) => {
+            event.kind = msg.kind();
+            event.error_code = msg.error_code().and_then(|c| c.as_i64());
+        }
+        Err(invalid) => event.error_code = Some(invalid.code()),
+    }
+    shared.observer.message(&event);
+    Response::from_parts(parts, ResponseBody::full(bytes))
 }

@@ -81,6 +81,11 @@ struct Seen1 {
     code: Option<i64>,
     rejected: Option<Rejection>,
     session: Option<String>,
+    /// The status of an upstream error answer the message came in.
+    status: Option<u16>,
+    /// The layer's own answer: status and body.
+    answer: Option<(u16, String)>,
+    request_id: Option<String>,
 }
 
 #[derive(Default)]
@@ -100,6 +105,9 @@ impl Observer for Recorder {
             code: e.error_code,
             rejected: e.rejected,
             session: e.session.map(str::to_owned),
+            status: e.status.map(|s| s.as_u16()),
+            answer: e.answer.map(|a| (a.status.as_u16(), String::from_utf8_lossy(a.body).into())),
+            request_id: e.request_id.map(|id| String::from_utf8_lossy(id).into_owned()),
         });
     }
 
@@ -219,6 +227,10 @@ async fn every_rejection_has_its_status_and_body_and_never_reaches_upstream() {
         assert!(seen
             .iter()
             .all(|m| m.direction == Direction::ClientToServer && m.rejected.is_some()));
+        // Each rejection comes with the answer the client got.
+        for ((name, _, _, status, want), m) in cases.iter().zip(seen.iter()) {
+            assert_eq!(m.answer, Some((*status, want.clone())), "{name}");
+        }
         let header = cases.iter().position(|c| c.0.starts_with("header says")).unwrap();
         assert_eq!(seen[header].rejected, Some(Rejection::HeaderMismatch));
         assert_eq!(
@@ -442,6 +454,60 @@ async fn json_answers_must_answer_the_request() {
     }
 }
 
+/// Issue 31: what the client gets on an error status, or from the layer instead of the
+/// upstream, is observed with the request it answers (HTTP binds them, whatever the body's
+/// id); an error status passes unchanged.
+#[tokio::test]
+async fn error_statuses_and_the_layers_own_answers_are_observed() {
+    let null_id = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#;
+    let bad_gateway =
+        error("7", -32603, "Bad Gateway: the upstream's answer is not a response to this request");
+    let ping = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let text_400 = || {
+        Response::builder()
+            .status(400)
+            .header("content-type", "text/plain")
+            .body(full("no"))
+            .unwrap()
+    };
+    type Answer = fn() -> Response<TestBody>;
+    /// The server-side event: kind, error code, status, request id, the layer's own answer.
+    type Observed<'a> = (Kind, Option<i64>, Option<u16>, Option<&'a str>, Option<(u16, &'a str)>);
+    // What the client sends, what the upstream answers, what the client gets, what is seen.
+    type Case<'a> = (&'a str, &'a str, Answer, (u16, &'a str), Option<Observed<'a>>);
+    #[rustfmt::skip]
+    let cases: &[Case<'_>] = &[
+        ("ended session", ping, || json(400, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#),
+            (400, null_id), Some((Kind::Error, Some(-32000), Some(400), Some("7"), None))),
+        ("to a notification", note, || json(404, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#),
+            (404, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Session not found"}}"#), Some((Kind::Error, Some(-32001), Some(404), None, None))),
+        ("not JSON-RPC", ping, || json(500, r#"{"error":"boom"}"#),
+            (500, r#"{"error":"boom"}"#), Some((Kind::Invalid, Some(-32600), Some(500), Some("7"), None))),
+        ("not JSON", ping, text_400, (400, "no"), None),
+        ("another id", ping, || json(200, r#"{"jsonrpc":"2.0","id":8,"result":{}}"#),
+            (502, &bad_gateway), Some((Kind::Result, None, None, Some("7"), Some((502, &bad_gateway))))),
+    ];
+    for (name, body, answer, (status, want), event) in cases {
+        let observer = Arc::new(Recorder::default());
+        let seen = Seen::default();
+        let service =
+            McpLayer::new().observer(Arc::clone(&observer)).layer(upstream(&seen, *answer));
+        let got = read(service.oneshot(post(body.to_string(), &[])).await.unwrap()).await;
+        assert_eq!((got.0.as_u16(), &*String::from_utf8_lossy(&got.1)), (*status, *want), "{name}");
+        let observed = observer.messages.lock().unwrap();
+        let server: Vec<_> = observed
+            .iter()
+            .filter(|m| m.direction == Direction::ServerToClient)
+            .map(|m| {
+                let answer = m.answer.as_ref().map(|(s, b)| (*s, b.as_str()));
+                (m.kind, m.code, m.status, m.request_id.as_deref(), answer)
+            })
+            .collect();
+        assert_eq!(server, event.iter().copied().collect::<Vec<_>>(), "{name}");
+    }
+}
+
 const STREAM: &[u8] = b"event: endpoint\ndata: /message?sessionId=abc\n\n\
 : keep-alive\n\n\
 id: 1\ndata:\n\n\
@@ -608,6 +674,12 @@ async fn prometheus_renders_what_it_saw() {
     send(&layer, post(call("echo"), &[])).await;
     send(&layer, post(call(r#"x\"y"#), &[])).await;
     send(&layer, post("{", &[])).await;
+    let seen = Seen::default();
+    let ended =
+        || json(400, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"x"}}"#);
+    let service = layer.layer(upstream(&seen, ended));
+    read(service.oneshot(post(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#, &[])).await.unwrap())
+        .await;
     let text = metrics.render();
     for line in [
         "# TYPE rpcscan_messages_total counter",
@@ -615,6 +687,8 @@ async fn prometheus_renders_what_it_saw() {
         r#"rpcscan_messages_total{direction="client",kind="invalid",method=""} 1"#,
         r#"rpcscan_messages_total{direction="server",kind="result",method="tools/call"} 1"#,
         r#"rpcscan_tool_calls_total{tool="echo"} 1"#,
+        r#"rpcscan_messages_total{direction="server",kind="error",method="ping"} 1"#,
+        r#"rpcscan_error_responses_total{direction="server",code="-32000"} 1"#,
         r#"rpcscan_tool_calls_total{tool="x\"y"} 1"#,
         r#"rpcscan_rejections_total{reason="invalid"} 1"#,
         r#"rpcscan_rejections_total{reason="tool_not_allowed"} 1"#,

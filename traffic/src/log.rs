@@ -1,30 +1,62 @@
 //! `rpcscan proxy --log FILE` and `rpcscan gateway --log FILE`: every message of both
-//! directions, and every decision the proxy (or gateway) takes itself, as one JSON object
-//! per line.
+//! directions, every answer either side got, and every decision the proxy (or gateway)
+//! takes itself, as one JSON object per line.
 //!
 //! ```text
 //! {"ts":"2026-12-01T15:24:31.123456Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":"a","method":"tools/list"}}
 //! {"ts":"2026-12-01T15:24:31.124012Z","dir":"s2c","msg":{"jsonrpc":"2.0","id":"a","result":{"tools":[]}}}
-//! {"ts":"2026-12-01T15:24:31.130001Z","dir":"proxy","event":"denied","from":"client","id":7,"reason":"tool \"exec\" is not allowed","msg":{"jsonrpc": "2.0", "id": 7, "error": {...}}}
+//! {"ts":"2026-12-01T15:24:31.130000Z","dir":"c2s","msg":{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"exec"}}}
+//! {"ts":"2026-12-01T15:24:31.130001Z","dir":"proxy","event":"denied","from":"client","id":7,"reason":"tool \"exec\" not allowed","msg":{"jsonrpc": "2.0", "id": 7, "error": {...}}}
+//! {"ts":"2026-12-01T15:24:31.130002Z","dir":"s2c","origin":"proxy","msg":{"jsonrpc": "2.0", "id": 7, "error": {...}}}
 //! ```
 //!
 //! * `ts`: RFC 3339, UTC, microseconds.
-//! * `dir`: `c2s`, a valid message as the client sent it (before the id is rewritten);
-//!   `s2c`, a message as the client receives it from the server (its id restored), so a
-//!   request and its response carry the same id; `proxy`, a decision of the proxy's own.
+//! * `dir`: `c2s`, a message as the client sent it (before the id is rewritten), whether
+//!   it was forwarded or refused; `s2c`, a message as the client receives it (its id
+//!   restored), whoever wrote it, so a request and its response carry the same id; `proxy`,
+//!   a decision of the proxy's own. An answer the proxy gives the server for the client (to
+//!   a server request the client's response to was too large) is `c2s`, as the server
+//!   receives it. So every answer either side got is a `c2s` or `s2c` record, and `rpcscan
+//!   pair` (which reads those two and skips `proxy` records) pairs it.
 //! * `msg`: the message's bytes, embedded verbatim (never re-encoded: ids above 2^53, `-0`
-//!   and escapes are as on the wire). For a `proxy` record, the answer the proxy sent (or
-//!   the message it dropped), when there is one.
+//!   and escapes are as on the wire). A client message the proxy could not read (invalid:
+//!   not JSON, or not JSON-RPC) is a JSON string holding its line; one that is not UTF-8
+//!   has no `c2s` record (a string could only hold it changed), nor has a message over
+//!   `--max-message-size` (it was never kept): their answers pair with no request, an
+//!   orphan or a null-id error in `pair`'s terms. For a `proxy` record, the answer the proxy
+//!   sent (or the message it dropped), when there is one.
+//! * `origin` (on `c2s` and `s2c`): who wrote the message when neither side did: `proxy`
+//!   (`rpcscan proxy`'s answers: `denied`, `invalid`, `oversized`, `overloaded`,
+//!   `server_gone`) or `gateway` (`rpcscan gateway`'s answers: its rejections, and its 502
+//!   and 504 for an upstream that did not answer). Each follows the `proxy` record of its
+//!   decision.
+//! * `status` (`rpcscan gateway`, on `s2c`): the HTTP status the message came with, when it
+//!   was not 2xx: an upstream's error answer (`400` for a session that ended), or the
+//!   gateway's own.
+//! * `request_id` (`rpcscan gateway`, on such `s2c` answers): the raw id of the POST's
+//!   request the answer answers. HTTP binds an answer to its request whatever the id in
+//!   its body says (`null`, often, on an error status); `pair` matches the answer by it.
 //! * `proxy` records also have `event` (`denied`, `invalid`, `oversized`, `cancelled`,
 //!   `dropped`, `overloaded`, `server_gone`, `signal`, `kill`, `server_exit`), `from` (`client` or
 //!   `server`, when the event is about a message), and may have `id` (raw, verbatim),
 //!   `reason` (a string), `raw` (an invalid message as a JSON string, at most 1 KiB of it,
-//!   invalid UTF-8 replaced), `size` and `code`.
+//!   invalid UTF-8 replaced), `size` and `code`. A cancelled request gets no answer (MCP):
+//!   its `cancelled` record has none, and `pair` reports it cancelled, not unanswered.
 //! * `rpcscan gateway` records may also have `session`: the exchange's `Mcp-Session-Id`
 //!   (one gateway carries many sessions). Its `proxy` events are the layer's rejections
 //!   (`invalid`, `oversized`, `denied`, `header_mismatch`, `duplicate_routing_key`,
-//!   `timeout`, `origin`, `upstream_mismatch`, ...) and `non_message` (an SSE event of
-//!   another type than `message`, its type in `reason`).
+//!   `timeout`, `origin`, `upstream_mismatch`, `upstream_unreachable`, ...) and
+//!   `non_message` (an SSE event of another type than `message`, its type in `reason`).
+//!
+//! Answers of the gateway's own (the request's `c2s` record and the `proxy` record of the
+//! decision come before them), then an upstream's error answer:
+//!
+//! ```text
+//! {"ts":"...","dir":"s2c","origin":"gateway","msg":{"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "Unknown tool"}}}
+//! {"ts":"...","dir":"s2c","origin":"gateway","status":413,"msg":{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: body too large"}}}
+//! {"ts":"...","dir":"s2c","origin":"gateway","status":504,"request_id":6,"msg":{"jsonrpc": "2.0", "id": 6, "error": {"code": -32603, "message": "Gateway Timeout: no answer from upstream"}}}
+//! {"ts":"...","dir":"s2c","status":400,"request_id":9,"session":"s1","msg":{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}}
+//! ```
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -148,6 +180,40 @@ impl<'a> Event<'a> {
     }
 }
 
+/// A `c2s` or `s2c` record under construction.
+pub struct Traffic<'a> {
+    /// `c2s` or `s2c`: which way the message travels.
+    pub dir: &'a str,
+    /// The message, embedded verbatim (it must then be valid JSON).
+    pub msg: &'a [u8],
+    /// The message could not be read (not JSON-RPC): it is written as a JSON string.
+    pub unreadable: bool,
+    /// Who wrote the message when neither side did: `proxy` or `gateway`.
+    pub origin: Option<&'a str>,
+    /// The HTTP status the message came with, when it was not 2xx (`rpcscan gateway`).
+    pub status: Option<u16>,
+    /// The raw id of the request that this answer answers, whatever its own id says (an
+    /// HTTP answer is bound to its POST, not to the id in its body).
+    pub request_id: Option<&'a [u8]>,
+    /// The `Mcp-Session-Id` of the exchange (`rpcscan gateway`).
+    pub session: Option<&'a str>,
+}
+
+impl<'a> Traffic<'a> {
+    /// A record of `msg` travelling `dir`, with nothing else.
+    pub fn new(dir: &'a str, msg: &'a [u8]) -> Self {
+        Traffic {
+            dir,
+            msg,
+            unreadable: false,
+            origin: None,
+            status: None,
+            request_id: None,
+            session: None,
+        }
+    }
+}
+
 impl Log {
     /// `true` when records are kept (callers skip building them otherwise).
     pub fn on(&self) -> bool {
@@ -156,21 +222,47 @@ impl Log {
 
     /// A `c2s` or `s2c` record around a valid message.
     pub fn message(&self, dir: &str, msg: &[u8]) {
-        self.session_message(dir, None, msg);
+        self.traffic(Traffic::new(dir, msg));
     }
 
     /// A `c2s` or `s2c` record around a valid message, with the exchange's session.
     pub fn session_message(&self, dir: &str, session: Option<&str>, msg: &[u8]) {
+        self.traffic(Traffic { session, ..Traffic::new(dir, msg) });
+    }
+
+    /// A `c2s` or `s2c` record. One whose message is [`Traffic::unreadable`] and not UTF-8
+    /// is not written: a JSON string could only hold it changed.
+    pub fn traffic(&self, t: Traffic<'_>) {
         if !self.on() {
             return;
         }
-        let mut r = start(dir, msg.len());
-        if let Some(session) = session {
+        let text = if t.unreadable {
+            let Ok(text) = std::str::from_utf8(t.msg) else { return };
+            Some(text)
+        } else {
+            None
+        };
+        let mut r = start(t.dir, t.msg.len());
+        if let Some(origin) = t.origin {
+            r.extend_from_slice(b",\"origin\":");
+            write_json_string(&mut r, origin);
+        }
+        if let Some(status) = t.status {
+            r.extend_from_slice(format!(",\"status\":{status}").as_bytes());
+        }
+        if let Some(id) = t.request_id {
+            r.extend_from_slice(b",\"request_id\":");
+            r.extend_from_slice(id);
+        }
+        if let Some(session) = t.session {
             r.extend_from_slice(b",\"session\":");
             write_json_string(&mut r, session);
         }
         r.extend_from_slice(b",\"msg\":");
-        r.extend_from_slice(msg);
+        match text {
+            Some(text) => write_json_string(&mut r, text),
+            None => r.extend_from_slice(t.msg),
+        }
         self.send(r);
     }
 

@@ -10,6 +10,9 @@
 //! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
 //! decoded in order on that thread already, and feed it directly.
 //!
+//! A record's `request_id` (proxy and gateway logs) names the request a response answers:
+//! the response is matched by it instead of by its own id.
+//!
 //! Direction labels (`--line-format` group `dir`, `--dir-field`, proxy and gateway logs) are
 //! mapped in input order by [`Directions::direction_of`]: the first label seen is one way,
 //! the second the other, and only the messages whose direction the matcher reads (requests,
@@ -307,6 +310,12 @@ impl<R: Report> Pairs<R> {
         {
             self.timeout?;
             return Some(fact.with_time(Some(time()?)));
+        }
+        let mut fact = fact;
+        if fact.kind.is_response() && item.request_id.is_some() {
+            // The log says which request this answers (an HTTP answer is bound to its POST,
+            // even when its body says `"id": null`).
+            fact.id = item.request_id;
         }
         Some(fact.with_time(time()))
     }

@@ -100,7 +100,7 @@ pub struct ProxyArgs {
     /// SIGTERM, then SIGKILL). `5s`, `500ms`, `1.5` (seconds).
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = rpcscan_traffic::duration::parse_duration)]
     grace: Duration,
-    /// Write every message and decision to FILE, one JSON object per line.
+    /// Write every message, answer and decision to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
     /// The MCP server to start, and its arguments (after `--`).

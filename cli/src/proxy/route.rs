@@ -26,11 +26,27 @@ use rpcscan::response::{
 use rpcscan::rewrite::{self, Correlation};
 use rpcscan::{Id, Kind, Message, Parser};
 
-use crate::log::{Event, Log};
+use crate::log::{Event, Log, Traffic};
 use crate::policy::{Denial, Policy};
 
 /// -32000 (a JSON-RPC implementation-defined server error): `--max-in-flight` reached.
 pub const OVERLOADED: i64 = -32000;
+
+/// Which way an answer of the proxy's own travels, as the log labels it.
+#[derive(Clone, Copy)]
+enum Dir {
+    ToClient,
+    ToServer,
+}
+
+impl Dir {
+    fn label(self) -> &'static str {
+        match self {
+            Dir::ToClient => "s2c",
+            Dir::ToServer => "c2s",
+        }
+    }
+}
 
 const SERVER_GONE: &[u8] = br#"{"reason": "the MCP server exited before responding"}"#;
 
@@ -128,11 +144,17 @@ impl Router {
         held.get_or_insert_with(|| self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Writes an answer to `buf` as one line and logs it as a `proxy` record.
-    fn answer(&self, buf: &mut BytesMut, response: ErrorResponse<'_>, event: Event<'_>) {
+    /// Writes an answer to `buf` as one line, and logs the decision (a `proxy` record) and
+    /// the answer as its receiver gets it: `s2c` towards the client, `c2s` towards the
+    /// server, `"origin":"proxy"` (pairing reads only those two directions).
+    fn answer(&self, buf: &mut BytesMut, dir: Dir, response: ErrorResponse<'_>, event: Event<'_>) {
         let start = buf.len();
         response.write(buf);
-        self.log.event(Event { msg: buf.get(start..), ..event });
+        let written = buf.get(start..);
+        self.log.event(Event { msg: written, ..event });
+        if let Some(msg) = written {
+            self.log.traffic(Traffic { origin: Some("proxy"), ..Traffic::new(dir.label(), msg) });
+        }
         buf.put_u8(b'\n');
     }
 
@@ -142,8 +164,11 @@ impl Router {
             Ok(msg) => msg,
             Err(invalid) => {
                 let id = invalid.id();
+                // What the client sent, for its answer to have something to answer.
+                self.log.traffic(Traffic { unreadable: true, ..Traffic::new("c2s", line) });
                 self.answer(
                     &mut out.to_client,
+                    Dir::ToClient,
                     invalid.response(),
                     Event {
                         from: Some("client"),
@@ -196,6 +221,7 @@ impl Router {
             };
             self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 response.id(id),
                 Event {
                     from: Some("client"),
@@ -210,6 +236,7 @@ impl Router {
         if state.server_gone {
             self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::standard(INTERNAL_ERROR).id(id).data(SERVER_GONE),
                 Event { from: Some("client"), id: Some(id), ..Event::new("server_gone") },
             );
@@ -222,6 +249,7 @@ impl Router {
             );
             self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::new(OVERLOADED, "Too many requests in flight")
                     .id(id)
                     .data(data.as_bytes()),
@@ -301,12 +329,14 @@ impl Router {
             Some(id) if is_response => {
                 self.answer(
                     &mut out.to_server,
+                    Dir::ToServer,
                     ErrorResponse::standard(INTERNAL_ERROR).id(id.raw()).data(&data),
                     event(Some(id.raw())),
                 );
             }
             Some(id) => self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::standard(PARSE_ERROR).id(id.raw()).data(&data),
                 event(Some(id.raw())),
             ),
@@ -314,6 +344,7 @@ impl Router {
             None if found.is_some_and(IdRecovery::saw_method) => self.log.event(event(None)),
             None => self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::standard(PARSE_ERROR).data(&data),
                 event(None),
             ),
@@ -397,6 +428,7 @@ impl Router {
             let data = oversize_data(reason, err.len(), self.max_message_size);
             self.answer(
                 &mut out.to_server,
+                Dir::ToServer,
                 ErrorResponse::standard(INTERNAL_ERROR).id(id.raw()).data(&data),
                 event(Some(id.raw()), reason),
             );
@@ -408,6 +440,7 @@ impl Router {
         match pending {
             Some(pending) => self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::standard(INTERNAL_ERROR).id(pending.original_id()).data(&data),
                 event(Some(pending.original_id()), &reason),
             ),
@@ -431,6 +464,7 @@ impl Router {
         for p in pending {
             self.answer(
                 &mut out.to_client,
+                Dir::ToClient,
                 ErrorResponse::standard(INTERNAL_ERROR).id(p.original_id()).data(SERVER_GONE),
                 Event {
                     from: Some("server"),

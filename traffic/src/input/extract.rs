@@ -47,6 +47,9 @@ pub enum Extract {
         /// Records with this direction label are skipped and counted (a proxy log's own
         /// `proxy` records).
         skip_dir: Option<&'static [u8]>,
+        /// The top-level member naming the request an answer answers (a proxy log's
+        /// `request_id`).
+        request_id: Option<&'static str>,
     },
 }
 
@@ -87,6 +90,9 @@ pub struct Found<'l> {
     pub ts: Option<&'l [u8]>,
     /// The raw direction label, likewise.
     pub dir: Option<&'l [u8]>,
+    /// The raw id of the request the record's answer answers, when the record says so (a
+    /// proxy or gateway log's `request_id`).
+    pub request_id: Option<&'l [u8]>,
 }
 
 /// An expression `P(?<msg>.*)` (or `.+`, maybe then `$`): the message is the rest of the
@@ -244,6 +250,7 @@ impl Extract {
             ts: ts.map(path).transpose()?,
             dir: dir.map(path).transpose()?,
             skip_dir: None,
+            request_id: None,
         })
     }
 
@@ -255,6 +262,7 @@ impl Extract {
             ts: key("ts"),
             dir: key("dir"),
             skip_dir: Some(b"proxy"),
+            request_id: Some("request_id"),
         }
     }
 
@@ -320,9 +328,10 @@ impl Extract {
                         };
                         let place = Place::InLine { start, end: line.len() };
                         if !*labels {
-                            return Ok(Found { place, ts: None, dir: None });
+                            return Ok(Found { place, ts: None, dir: None, request_id: None });
                         }
-                        return Ok(Found { place, ts: group(tail.ts), dir: group(tail.dir) });
+                        let (ts, dir) = (group(tail.ts), group(tail.dir));
+                        return Ok(Found { place, ts, dir, request_id: None });
                     }
                 }
                 let Some(locations) = scratch.locations.as_mut() else {
@@ -334,17 +343,22 @@ impl Extract {
                     line.get(start..end)
                 };
                 let (start, end) = locations.get(*msg).ok_or(Skip::Missing)?;
-                Ok(Found { place: Place::InLine { start, end }, ts: group(*ts), dir: group(*dir) })
+                let place = Place::InLine { start, end };
+                Ok(Found { place, ts: group(*ts), dir: group(*dir), request_id: None })
             }
-            Extract::Fields { msg, ts, dir, skip_dir } => {
+            Extract::Fields { msg, ts, dir, skip_dir, request_id } => {
                 let record = Raw::lenient(line);
                 if !record.is_object() {
                     return Err(Skip::NoMatch);
                 }
-                // One pass over the record for the three top-level keys.
+                // One pass over the record for the four top-level keys.
                 let m0 = first_key(Some(msg), "");
-                let [m, t, d] =
-                    record.get_many([m0, first_key(ts.as_ref(), m0), first_key(dir.as_ref(), m0)]);
+                let [m, t, d, r] = record.get_many([
+                    m0,
+                    first_key(ts.as_ref(), m0),
+                    first_key(dir.as_ref(), m0),
+                    request_id.unwrap_or(m0),
+                ]);
                 let value = |field: Field<'l>, path: Option<&Vec<String>>| -> Option<Raw<'l>> {
                     let mut value = field.unique()?;
                     for key in path?.get(1..)? {
@@ -368,7 +382,8 @@ impl Extract {
                     }
                     None => Place::InLine { start: at, end: at + message.len() },
                 };
-                Ok(Found { place, ts, dir })
+                let request_id = request_id.and(r.unique()).map(|id| id.as_bytes());
+                Ok(Found { place, ts, dir, request_id })
             }
         }
     }
@@ -545,6 +560,14 @@ mod tests {
         assert!(Extract::is_proxy_log(line));
         let found = p.line(line, &mut s).unwrap();
         assert_eq!(found.place, Place::InLine { start: 28, end: 36 });
+        assert_eq!(found.request_id, None);
+        // A gateway's answer bound to its request, whatever its own id.
+        let answer = br#"{"ts":"x","dir":"s2c","request_id":"a\u0062","msg":{"id":null}}"#;
+        assert_eq!(p.line(answer, &mut s).unwrap().request_id, Some(&br#""a\u0062""#[..]));
+        // `--json-field` names no link: the member is just another member.
+        let fields = Extract::fields("msg", Some("ts"), Some("dir")).unwrap();
+        let mut plain = fields.scratch();
+        assert_eq!(fields.line(answer, &mut plain).unwrap().request_id, None);
         let own = br#"{"ts":"x","dir":"proxy","event":"kill"}"#;
         assert_eq!(p.line(own, &mut s).unwrap_err(), Skip::ProxyRecord);
         assert!(Extract::is_proxy_log(own));

@@ -165,6 +165,9 @@ pub struct Item<'a> {
     pub ts: Option<&'a [u8]>,
     /// The log line's raw direction label, when the extraction finds one.
     pub dir: Option<&'a [u8]>,
+    /// The raw id of the request a response answers, when the log record names it apart
+    /// from the message's own id (a proxy or gateway log's `request_id`).
+    pub request_id: Option<&'a [u8]>,
     /// The verdict.
     pub verdict: Verdict<'a>,
 }

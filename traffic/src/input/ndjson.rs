@@ -107,6 +107,7 @@ impl<C: Command> NdjsonScan<'_, C> {
             record: bytes,
             ts: None,
             dir: None,
+            request_id: None,
             verdict,
         };
         self.cmd.item(self.source, &item, self.out, self.tally);
@@ -143,7 +144,7 @@ impl<C: Command> NdjsonScan<'_, C> {
                     continue;
                 }
             };
-            let Found { place, ts, dir } = found;
+            let Found { place, ts, dir, request_id } = found;
             let (offset, bytes) = match place {
                 Place::InLine { start, end } => {
                     (at + start, record.get(start..end).unwrap_or_default())
@@ -160,8 +161,8 @@ impl<C: Command> NdjsonScan<'_, C> {
             };
             let line = self.line_at(at);
             self.skip_line(at + record.len());
-            let item =
-                Item { offset: self.base + offset as u64, line, bytes, record, ts, dir, verdict };
+            let offset = self.base + offset as u64;
+            let item = Item { offset, line, bytes, record, ts, dir, request_id, verdict };
             self.cmd.item(self.source, &item, self.out, self.tally);
         }
     }

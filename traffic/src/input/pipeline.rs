@@ -79,6 +79,7 @@ impl Block {
                     record: &[],
                     ts: None,
                     dir: None,
+                    request_id: None,
                     verdict: Verdict::Skipped { reason: Reason::TooLarge, len: *len },
                 };
                 cmd.item(source, &item, out, tally);

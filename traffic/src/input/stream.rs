@@ -103,7 +103,16 @@ impl<C: Command> Stream<'_, C> {
             Ok(m) => Verdict::Message(m),
             Err(inv) => Verdict::Invalid(inv),
         };
-        let item = Item { offset, line: 0, bytes, record: bytes, ts: None, dir: None, verdict };
+        let item = Item {
+            offset,
+            line: 0,
+            bytes,
+            record: bytes,
+            ts: None,
+            dir: None,
+            request_id: None,
+            verdict,
+        };
         self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 
@@ -115,6 +124,7 @@ impl<C: Command> Stream<'_, C> {
             record: &[],
             ts: None,
             dir: None,
+            request_id: None,
             verdict: Verdict::Skipped { reason: e.reason(), len: e.len() },
         };
         self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
