@@ -4,6 +4,7 @@ use crate::invalid::{Invalid, Reason};
 use crate::message::Message;
 use crate::parser::Parser;
 use crate::scan::{skip, ws};
+use crate::simd::{self, with_kernels};
 
 /// The messages of a JSON-RPC batch, each judged by the rules for a single message.
 ///
@@ -45,7 +46,11 @@ impl<'a> Iterator for Batch<'a> {
             Some(_) => {}
         }
         // The array was validated as a whole: a structural skip finds each element's end.
-        let end = skip::value::<false>(self.buf, start, 2, self.parser.depth_limit()).ok()?;
+        let max_depth = self.parser.depth_limit();
+        let end = with_kernels!(simd::detected(), k => {
+            skip::value::<_, false>(k, self.buf, start, 2, max_depth)
+        })
+        .ok()?;
         let element = self.buf.get(start..end)?;
         let mut next = ws(self.buf, end);
         if self.buf.get(next) == Some(&b',') {

@@ -8,6 +8,7 @@ use crate::kind::Kind;
 use crate::limits::MAX_DEPTH_LIMIT;
 use crate::scan::envelope::Named;
 use crate::scan::{skip, ws};
+use crate::simd::{self, with_kernels, Kernels};
 use crate::text::Str;
 
 pub(crate) use crate::limits::Span;
@@ -262,13 +263,13 @@ pub struct Members<'a> {
 }
 
 impl<'a> Members<'a> {
-    fn member(&mut self) -> Option<(Str<'a>, Raw<'a>)> {
+    fn member<K: Kernels>(&mut self, k: K) -> Option<(Str<'a>, Raw<'a>)> {
         let b = self.bytes;
         let open = ws(b, self.pos);
         if b.get(open) != Some(&b'"') {
             return None; // `}` (the end) or bytes that are not a member
         }
-        let (key_end, escaped) = string::scan_strict(b, open).ok()?;
+        let (key_end, escaped) = string::scan_strict(k, b, open).ok()?;
         let key = Str::new(b.get(open + 1..key_end - 1)?, escaped);
         let colon = ws(b, key_end);
         if b.get(colon) != Some(&b':') {
@@ -276,7 +277,7 @@ impl<'a> Members<'a> {
         }
         let start = ws(b, colon + 1);
         // Depth 2 at most 4096 below: a value nested in a validated message always fits.
-        let end = skip::value::<false>(b, start, 2, MAX_DEPTH_LIMIT).ok()?;
+        let end = skip::value::<_, false>(k, b, start, 2, MAX_DEPTH_LIMIT).ok()?;
         let value = Raw { bytes: b.get(start..end)?, offset: self.base + start };
         let after = ws(b, end);
         match b.get(after) {
@@ -294,7 +295,7 @@ impl<'a> Iterator for Members<'a> {
         if self.done {
             return None;
         }
-        let member = self.member();
+        let member = with_kernels!(simd::detected(), k => self.member(k));
         if member.is_none() {
             self.done = true;
         }

@@ -21,17 +21,18 @@ const LAYERS: &[(&str, &[&str])] = &[
         "types: limits, errors, ids, kinds, responses",
         &["limits.rs", "error.rs", "kind.rs", "text.rs", "id.rs", "response.rs", "invalid.rs"],
     ),
-    ("kernel primitives", &["simd/prefetch.rs", "simd/classes.rs"]),
+    ("kernel primitives", &["simd/prefetch.rs", "simd/tables.rs"]),
     (
         "generic kernels: stage 1, skipper, string loop",
         &["simd/stage1.rs", "simd/skipper.rs", "simd/string.rs"],
     ),
     (
+        "kernels every level may use: portable (SWAR), x86 helpers, the SSE2 baseline",
+        &["simd/swar.rs", "simd/x86.rs", "simd/sse2.rs"],
+    ),
+    (
         "kernel levels",
         &[
-            "simd/scalar.rs",
-            "simd/x86.rs",
-            "simd/sse2.rs",
             "simd/avx2.rs",
             "simd/avx2_utf8.rs",
             "simd/avx512.rs",
@@ -41,7 +42,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "simd/neon.rs",
         ],
     ),
-    ("kernel routing", &["simd/level.rs", "simd/mod.rs"]),
+    ("kernel routing: levels as types", &["simd/level.rs", "simd/kernels.rs", "simd/mod.rs"]),
     (
         "JSON grammar, string decoding",
         &[
@@ -85,6 +86,15 @@ fn layer_in(layers: Layers, file: &str) -> Option<usize> {
             .position(|(_, files)| files.iter().any(|f| f.ends_with('/') && file.starts_with(f)))
     })
 }
+
+/// The files of each vector level. No level's file names another level's (outside tests):
+/// what two levels share lives in a file of a lower layer, and `simd/kernels.rs` puts each
+/// level together.
+const LEVELS: &[&[&str]] = &[
+    &["simd/avx2.rs", "simd/avx2_utf8.rs", "simd/avx2_unescape.rs"],
+    &["simd/avx512.rs", "simd/avx512_utf8.rs", "simd/avx512_unescape.rs"],
+    &["simd/neon.rs"],
+];
 
 /// The source with comments, string and character literals blanked (newlines kept), so
 /// that braces and paths in them are not seen.
@@ -492,6 +502,23 @@ fn check_layers(layers: Layers, dir: &str) {
         }
     }
     assert!(problems.is_empty(), "imports against the layering:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn no_level_names_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let graph = import_graph(&src);
+    let level_of = |file: &str| LEVELS.iter().position(|files| files.contains(&file));
+    let mut problems = Vec::new();
+    for (file, edges) in &graph {
+        let Some(from) = level_of(file) else { continue };
+        for (target, paths) in edges {
+            if level_of(target).is_some_and(|to| to != from) {
+                problems.push(format!("{file} names {paths:?}, in {target}"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "kernel levels naming each other:\n{}", problems.join("\n"));
 }
 
 /// The checker itself: literals, comments and test items are not imports; brace groups,

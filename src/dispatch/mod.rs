@@ -1,25 +1,24 @@
 //! The top of the scanning stack: the entry point of one JSON text ([`top`]), which picks
-//! the path (strict mode's fast path, then the exact walk; or envelope mode's walk) and the
-//! kernel level, and the per-level instantiations of the walks of `scan` (in `avx2.rs`,
-//! `avx512.rs`, `neon.rs`; the scalar ones here). Nothing below names this module: the
-//! generic walks take their kernels as parameters.
+//! the kernel level once (`simd::with_kernels!`, the one match on the level) and then the
+//! path (strict mode's fast path, then the exact walk; or envelope mode's walk), each
+//! instantiated for that level. Nothing below names this module: the walks are generic
+//! over the level's kernels (`simd::Kernels`).
+//!
+//! The walks are compiled once per level from the same generic code. Envelope mode's walk
+//! is also compiled inside the level's target features ([`Walks`], one macro for every
+//! level), so that its container skipper and string look inline into it; strict mode's
+//! walks call their kernels out of line (one call per long string or per 64-byte block).
+//!
+//! The public calls that are not a message walk (`Members`, `Batch`, `Str::decode_into`)
+//! pick the level with the same macro, once per call.
 #![allow(unsafe_code)]
-
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-mod avx2;
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-mod avx512;
-#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
-mod neon;
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
 use crate::json::utf8;
 use crate::limits::MAX_MESSAGE_LEN;
-use crate::scan::{self, envelope, envelope::Facts, stage2, Top};
-#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-use crate::simd::x86;
-use crate::simd::{self, level, scalar, stage1, Level};
+use crate::scan::{self, envelope::Facts, stage2, Top};
+use crate::simd::{self, with_kernels, Kernels, Level};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -47,17 +46,30 @@ pub(crate) fn top<const STRICT: bool>(
     if buf.starts_with(BOM) {
         return Err(JsonError::new(Reason::Bom, 0));
     }
+    with_kernels!(simd::detected(), k => top_with::<_, STRICT>(k, buf, max_depth, facts))
+}
+
+/// [`top`] with the kernels of one level. Out of line: inlined, the three levels' walks
+/// shared one function body with the callers' code, and envelope mode took 2% more
+/// instructions on tiny messages (callgrind, AVX2).
+#[inline(never)]
+fn top_with<K: Walks, const STRICT: bool>(
+    k: K,
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
     if !STRICT {
-        return envelope_walk(buf, max_depth, facts);
+        return k.envelope_walk(buf, max_depth, facts);
     }
-    if let Some(top) = strict_fast(buf, max_depth, facts) {
+    if let Some(top) = strict_fast(k, buf, max_depth, facts) {
         return Ok(top);
     }
-    match utf8::validate(buf) {
-        Ok(()) => scan::walk::<true>(buf, max_depth, facts),
+    match utf8::validate(k, buf) {
+        Ok(()) => scan::walk::<K, true>(k, buf, max_depth, facts),
         Err(bad) => {
             let prefix = buf.get(..bad).unwrap_or_default();
-            match scan::walk::<true>(prefix, max_depth, facts) {
+            match scan::walk::<K, true>(k, prefix, max_depth, facts) {
                 Err(e) if e.offset() < bad => Err(e),
                 _ => Err(JsonError::new(Reason::InvalidUtf8, bad)),
             }
@@ -78,19 +90,16 @@ pub(crate) fn validate_value<const STRICT: bool>(
 /// under [`FAST_MIN_LEN`] bytes, the exact path goes first: byte-at-a-time token masks
 /// would be slower than it, and so are the fast path's fixed costs on tiny messages.
 #[inline]
-pub(crate) fn strict_fast(buf: &[u8], max_depth: usize, facts: &mut Facts) -> Option<Top> {
-    match level() {
-        Level::Scalar => None,
-        _ if buf.len() < FAST_MIN_LEN => None,
-        level => {
-            let top = strict_fast_at(level, buf, max_depth, facts);
-            if top.is_none() {
-                // It may have written facts before it gave up; the exact walk starts afresh.
-                facts.reset();
-            }
-            top
-        }
+fn strict_fast<K: Kernels>(k: K, buf: &[u8], max_depth: usize, facts: &mut Facts) -> Option<Top> {
+    if K::LEVEL == Level::Scalar || buf.len() < FAST_MIN_LEN {
+        return None;
     }
+    let top = stage2::walk(k, buf, max_depth, facts);
+    if top.is_none() {
+        // It may have written facts before it gave up; the exact walk starts afresh.
+        facts.reset();
+    }
+    top
 }
 
 /// Messages shorter than this skip strict mode's fast path: on them (pings, progress
@@ -99,112 +108,93 @@ pub(crate) fn strict_fast(buf: &[u8], max_depth: usize, facts: &mut Facts) -> Op
 /// exact path with this threshold; see docs/performance.md.
 const FAST_MIN_LEN: usize = 128;
 
-/// [`strict_fast`] at a given level; the scalar level runs the fast path with the scalar
-/// twins of the kernels (tests compare every level with the exact path).
+/// The walks a level runs inside its target features.
+pub(crate) trait Walks: Kernels {
+    /// Envelope mode's walk of one message (`scan::walk::<_, false>`), compiled with the
+    /// level's target features so that its container skipper and string look inline.
+    fn envelope_walk(
+        self,
+        buf: &[u8],
+        max_depth: usize,
+        facts: &mut Facts,
+    ) -> Result<Top, JsonError>;
+}
+
+/// Implements [`Walks`] for a level whose kernels need the target features `$features`
+/// (none: the portable level).
+macro_rules! walks {
+    ($kernels:ty) => {
+        impl Walks for $kernels {
+            fn envelope_walk(
+                self,
+                buf: &[u8],
+                max_depth: usize,
+                facts: &mut Facts,
+            ) -> Result<Top, JsonError> {
+                scan::walk::<$kernels, false>(self, buf, max_depth, facts)
+            }
+        }
+    };
+    ($kernels:ty, $features:literal) => {
+        impl Walks for $kernels {
+            #[inline(always)]
+            fn envelope_walk(
+                self,
+                buf: &[u8],
+                max_depth: usize,
+                facts: &mut Facts,
+            ) -> Result<Top, JsonError> {
+                #[target_feature(enable = $features)]
+                fn envelope_walk(
+                    k: $kernels,
+                    buf: &[u8],
+                    max_depth: usize,
+                    facts: &mut Facts,
+                ) -> Result<Top, JsonError> {
+                    scan::walk::<$kernels, false>(k, buf, max_depth, facts)
+                }
+                // SAFETY: a value of the level's type exists only where the CPU has the
+                // level's target features (`simd::kernels`), and these are they.
+                unsafe { envelope_walk(self, buf, max_depth, facts) }
+            }
+        }
+    };
+}
+
+walks!(simd::kernels::Scalar);
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+walks!(simd::kernels::Avx2, "avx2,pclmulqdq");
+#[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
+walks!(simd::kernels::Avx512, "avx512bw,avx2,pclmulqdq");
+#[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
+walks!(simd::kernels::Neon, "neon");
+
+/// Strict mode's fast path at a given level, the scalar one too (the tests compare every
+/// level with the exact path).
+#[cfg(test)]
 pub(crate) fn strict_fast_at(
     level: Level,
     buf: &[u8],
     max_depth: usize,
     facts: &mut Facts,
 ) -> Option<Top> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            unsafe { avx512::strict_fast_avx512(buf, max_depth, facts) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            unsafe { avx2::strict_fast_avx2(buf, max_depth, facts) }
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            unsafe { neon::strict_fast_neon(buf, max_depth, facts) }
-        }
-        _ => stage2::walk::<_, true>(
-            buf,
-            max_depth,
-            stage1::Stage1 {
-                block: |carry: &mut stage1::Carry, bytes: &[u8]| {
-                    let chunk = stage1::padded(bytes);
-                    stage1::block(
-                        carry,
-                        &chunk,
-                        scalar::token_masks,
-                        scalar::escape_masks,
-                        scalar::prefix_xor,
-                        stage1::range_utf8,
-                    )
-                },
-                run: |utf8: &mut stage1::Utf8Carry, rest: &[u8]| {
-                    stage1::run(utf8, rest, scalar::plain_window, stage1::range_run_utf8)
-                },
-            },
-            facts,
-        ),
+    let top =
+        with_kernels!(simd::tests::supported(level), k => stage2::walk(k, buf, max_depth, facts));
+    if top.is_none() {
+        facts.reset();
     }
+    top
 }
 
-/// Envelope mode's walk of one message (`scan::walk_with::<false>`), instantiated per kernel
-/// level so the level's container skipper inlines into it: the level is looked up once per
-/// message instead of once per skipped container.
-#[inline]
-pub(crate) fn envelope_walk(
-    buf: &[u8],
-    max_depth: usize,
-    facts: &mut Facts,
-) -> Result<Top, JsonError> {
-    envelope_walk_at(level(), buf, max_depth, facts)
-}
-
-/// [`envelope_walk`] at a given level.
-pub(crate) fn envelope_walk_at(
+/// Envelope mode's walk at a given level.
+#[cfg(test)]
+fn envelope_walk_at(
     level: Level,
     buf: &[u8],
     max_depth: usize,
     facts: &mut Facts,
 ) -> Result<Top, JsonError> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            unsafe { avx512::envelope_walk_avx512(buf, max_depth, facts) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            unsafe { avx2::envelope_walk_avx2(buf, max_depth, facts) }
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            unsafe { neon::envelope_walk_neon(buf, max_depth, facts) }
-        }
-        _ => scan::walk_with::<false>(
-            buf,
-            max_depth,
-            |buf, open, depth, max| simd::skip_container_at(Level::Scalar, buf, open, depth, max),
-            |buf, open| match simd::plain_string_16(buf, open) {
-                Some(end) => Ok((end, false)),
-                None => envelope::checked_string::<false>(buf, open),
-            },
-            facts,
-        ),
-    }
+    with_kernels!(simd::tests::supported(level), k => k.envelope_walk(buf, max_depth, facts))
 }
 
 #[cfg(test)]
@@ -212,15 +202,17 @@ mod tests {
     use super::*;
     use crate::simd::tests::levels;
 
-    /// Envelope mode's walk, instantiated per level with that level's skipper, gives the
-    /// same verdict, offsets and facts at every level as the walk with the dispatching
-    /// skipper.
+    /// Envelope mode's walk, instantiated per level inside its target features, gives the
+    /// same verdict, offsets and facts at every level as the portable walk.
     fn envelope_levels_agree(buf: &[u8], max_depth: usize) {
         let outcome = |r: Result<Top, JsonError>, facts: Facts| {
             r.map(|top| (top, (top == Top::Object).then_some(facts)))
         };
         let mut facts = Facts::default();
-        let want = outcome(scan::walk::<false>(buf, max_depth, &mut facts), facts);
+        let want = outcome(
+            scan::walk::<_, false>(simd::kernels::Scalar, buf, max_depth, &mut facts),
+            facts,
+        );
         for level in levels() {
             let mut facts = Facts::default();
             let got = outcome(envelope_walk_at(level, buf, max_depth, &mut facts), facts);
@@ -257,14 +249,15 @@ mod tests {
         }
     }
 
-    type StringLook<'a> = &'a dyn Fn(&[u8], usize) -> Result<(usize, bool), JsonError>;
-
-    /// The inline string look gives the portable scan's answer (end, escapes, error and
-    /// its offset) for strings of every length up to past one window, with a quote,
-    /// backslash escape, control byte, UTF-8 or invalid byte at every position, at every
-    /// alignment, with and without bytes after the string.
-    #[allow(dead_code)]
-    fn inline_string_look_agrees(looks: &[(&str, StringLook<'_>)]) {
+    /// Envelope mode's string read at every level (the level's inline look, then the
+    /// portable scan) gives the portable scan's answer (end, escapes, error and its
+    /// offset) for strings of every length up to past one window, with a quote, backslash
+    /// escape, control byte, UTF-8 or invalid byte at every position, at every alignment,
+    /// with and without bytes after the string.
+    #[test]
+    #[cfg_attr(miri, ignore = "the vector looks are not compiled under miri")]
+    fn inline_string_look_equals_the_portable_scan() {
+        use crate::scan::envelope::{checked_string, read_string};
         let specials: [&[u8]; 7] =
             [b"\"", b"\\\"", b"\\u00e9", b"\x01", "é".as_bytes(), b"\xff", b"\\"];
         for len in 0..=130usize {
@@ -279,46 +272,22 @@ mod tests {
                         }
                         msg.extend_from_slice(tail);
                         crate::simd::tests::at_each_alignment(&msg, |buf| {
-                            let want = envelope::checked_string::<false>(buf, 0);
-                            for (name, look) in looks {
-                                let got = look(buf, 0);
-                                assert_eq!(got, want, "{name} {:?}", String::from_utf8_lossy(buf));
+                            let want = checked_string::<_, false>(simd::kernels::Scalar, buf, 0);
+                            for level in levels() {
+                                let got = with_kernels!(simd::tests::supported(level), k => {
+                                    read_string::<_, false>(k, buf, 0)
+                                });
+                                assert_eq!(
+                                    got,
+                                    want,
+                                    "{level:?} {:?}",
+                                    String::from_utf8_lossy(buf)
+                                );
                             }
                         });
                     }
                 }
             }
         }
-    }
-
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    #[test]
-    fn inline_string_look_equals_the_portable_scan() {
-        if !x86::has_avx2() {
-            return;
-        }
-        // SAFETY: AVX2 is available (checked at the top of the test).
-        let avx2 = |buf: &[u8], open| unsafe { avx2::string_avx2(buf, open) };
-        // SAFETY: only called when AVX-512BW is available (checked below).
-        let avx512 = |buf: &[u8], open| unsafe { avx512::string_avx512(buf, open) };
-        let mut looks: Vec<(&str, StringLook<'_>)> = vec![("avx2", &avx2)];
-        if x86::has_avx512() {
-            looks.push(("avx512", &avx512));
-        }
-        inline_string_look_agrees(&looks);
-    }
-
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        not(miri),
-        not(rpcscan_disable_simd)
-    ))]
-    #[test]
-    fn inline_string_look_equals_the_portable_scan_neon() {
-        // SAFETY: NEON is part of the aarch64 baseline (this test is compiled only where
-        // `target_feature = "neon"` holds).
-        let look = |buf: &[u8], open| unsafe { neon::string_neon(buf, open) };
-        inline_string_look_agrees(&[("neon", &look)]);
     }
 }

@@ -5,12 +5,16 @@
 //! [`super::utf8::validate`].
 
 use crate::error::JsonError;
-use crate::simd;
+use crate::simd::{self, Kernels};
 
 /// Scans the string whose opening quote is at `open`. Returns the offset after the closing
 /// quote and whether the string contains an escape.
 #[inline(always)]
-pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+pub(crate) fn scan_strict<K: Kernels>(
+    k: K,
+    buf: &[u8],
+    open: usize,
+) -> Result<(usize, bool), JsonError> {
     let start = open + 1;
     // Short strings (keys, ids, versions, methods such as `notifications/progress`) end in
     // the first 32 bytes: no kernel call.
@@ -24,13 +28,17 @@ pub(crate) fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), Json
             return Ok((hit + 1, false));
         }
     }
-    simd::scan_string(buf, start)
+    k.scan_string(buf, start)
 }
 
 /// Skips the string whose opening quote is at `open`, only matching quotes and backslashes
 /// (envelope mode). Returns the offset after the closing quote.
 #[inline]
-pub(crate) fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonError> {
+pub(crate) fn skip_structural<K: Kernels>(
+    k: K,
+    buf: &[u8],
+    open: usize,
+) -> Result<usize, JsonError> {
     let start = open + 1;
     // Short strings without escapes (most values) end in the first 16 bytes: no kernel
     // call.
@@ -41,13 +49,22 @@ pub(crate) fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonErro
             }
         }
     }
-    simd::skip_string(buf, start)
+    k.skip_string(buf, start)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simd::{detected, with_kernels};
     use crate::Reason;
+
+    fn scan_strict(buf: &[u8], open: usize) -> Result<(usize, bool), JsonError> {
+        with_kernels!(detected(), k => super::scan_strict(k, buf, open))
+    }
+
+    fn skip_structural(buf: &[u8], open: usize) -> Result<usize, JsonError> {
+        with_kernels!(detected(), k => super::skip_structural(k, buf, open))
+    }
 
     #[test]
     fn strict_strings() {

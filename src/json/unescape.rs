@@ -1,7 +1,7 @@
 //! Decoding a string into a buffer: [`Str::decode_into`], the byte loop of `text.rs`
 //! with the kernels' bulk decoder in front (here, in a layer that may call the kernels).
 
-use crate::simd;
+use crate::simd::{self, Kernels};
 use crate::text::Str;
 
 impl Str<'_> {
@@ -22,7 +22,12 @@ impl Str<'_> {
     /// assert_eq!(buf, r#"{"id":1,"x":"é"}"#.as_bytes());
     /// ```
     pub fn decode_into(&self, out: &mut Vec<u8>) {
-        self.decode_into_with(out, simd::unescape_simple);
+        // The level is looked up only when the string has escapes (the bulk decoder runs
+        // once, then the byte loop).
+        self.decode_into_with(
+            out,
+            |raw, dst| simd::with_kernels!(simd::detected(), k => k.unescape_simple(raw, dst)),
+        );
     }
 }
 
@@ -36,7 +41,7 @@ mod tests {
     /// kernel), so the byte loop is left nothing.
     #[test]
     fn bulk_unescape_agrees_at_every_level() {
-        use crate::simd::{tests::levels, unescape_simple_at};
+        use crate::simd::tests::{levels, unescape_simple_at};
         // The levels with a bulk decoder on this CPU (`levels()` holds supported ones).
         let kernel = |level: crate::simd::Level| {
             cfg!(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))
@@ -151,7 +156,7 @@ mod tests {
     /// every position in the block.
     #[test]
     fn bulk_unescape_takes_exactly_the_simple_escapes() {
-        use crate::simd::{tests::levels, unescape_simple_at};
+        use crate::simd::tests::{levels, unescape_simple_at};
         let simple = br#""\/bfnrt"#;
         let positions: &[usize] = if cfg!(miri) { &[0, 62] } else { &[0, 7, 31, 32, 62, 63, 64] };
         for level in levels() {

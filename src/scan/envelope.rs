@@ -10,6 +10,7 @@ use crate::id::IdKind;
 use crate::invalid::Reason;
 use crate::json::{literal, number, string, utf8};
 use crate::limits::Span;
+use crate::simd::Kernels;
 use crate::text::Str;
 
 /// The envelope keys, as bits of [`Facts::seen`].
@@ -226,11 +227,12 @@ pub(crate) fn span(start: usize, end: usize) -> Span {
 /// A string whose contents the scanner reads: grammar always, and UTF-8 in envelope mode
 /// (strict mode checked the whole message already).
 #[inline(always)]
-pub(crate) fn checked_string<const STRICT: bool>(
+pub(crate) fn checked_string<K: Kernels, const STRICT: bool>(
+    k: K,
     buf: &[u8],
     open: usize,
 ) -> Result<(usize, bool), JsonError> {
-    let (end, escaped) = string::scan_strict(buf, open)?;
+    let (end, escaped) = string::scan_strict(k, buf, open)?;
     if !STRICT {
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
         // Keys and ids are short and nearly always ASCII: skip the validator call then
@@ -243,25 +245,42 @@ pub(crate) fn checked_string<const STRICT: bool>(
         if ascii {
             return Ok((end, escaped));
         }
-        if let Err(bad) = utf8::validate(content) {
+        if let Err(bad) = utf8::validate(k, content) {
             return Err(JsonError::new(Reason::InvalidUtf8, open + 1 + bad));
         }
     }
     Ok((end, escaped))
 }
 
+/// A string the walk reads (its quote at `open`), as [`checked_string`] reads it; envelope
+/// mode first takes the level's inline look ([`Kernels::plain_string`]), which answers for
+/// plain strings.
+#[inline(always)]
+pub(crate) fn read_string<K: Kernels, const STRICT: bool>(
+    k: K,
+    buf: &[u8],
+    open: usize,
+) -> Result<(usize, bool), JsonError> {
+    if !STRICT {
+        if let Some(end) = k.plain_string(buf, open) {
+            return Ok((end, false));
+        }
+    }
+    checked_string::<K, STRICT>(k, buf, open)
+}
+
 /// Reads `"key" :` at `i`; returns the raw key, whether it is escaped, and the offset of
 /// the value (whitespace skipped).
 #[inline(always)]
-fn key(
+fn key<K: Kernels, const STRICT: bool>(
+    k: K,
     buf: &[u8],
     i: usize,
-    string: impl skip::StringScan,
 ) -> Result<(&[u8], bool, usize), JsonError> {
     if buf.get(i) != Some(&b'"') {
         return Err(JsonError::unexpected(buf, i));
     }
-    let (end, escaped) = string(buf, i)?;
+    let (end, escaped) = read_string::<K, STRICT>(k, buf, i)?;
     let raw = buf.get(i + 1..end - 1).unwrap_or_default();
     let colon = ws(buf, end);
     if buf.get(colon) != Some(&b':') {
@@ -327,20 +346,15 @@ pub(crate) trait Source<'a> {
 }
 
 /// The exact path: every byte looked at in order, errors with their first offending offset.
-pub(crate) struct Exact<'a, const STRICT: bool, K, S> {
+pub(crate) struct Exact<'a, const STRICT: bool, K> {
     pub(crate) buf: &'a [u8],
     pub(crate) max_depth: usize,
-    /// Envelope mode's container skipper.
-    pub(crate) container: K,
-    /// Envelope mode's strings that the walk reads ([`checked_string`], or a kernel
-    /// level's inline look in front of it). Strict mode reads them with
-    /// [`checked_string`] itself, called directly so that it inlines.
-    pub(crate) string: S,
+    /// The level's kernels (envelope mode's container skipper and string look, every
+    /// level's string scan).
+    pub(crate) kernels: K,
 }
 
-impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
-    for Exact<'a, STRICT, K, S>
-{
+impl<'a, const STRICT: bool, K: Kernels> Source<'a> for Exact<'a, STRICT, K> {
     type Error = JsonError;
 
     #[inline(always)]
@@ -372,7 +386,7 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
 
     #[inline(always)]
     fn key(&mut self, at: usize) -> Result<(&'a [u8], bool, usize), JsonError> {
-        key(self.buf, at, self.string)
+        key::<K, STRICT>(self.kernels, self.buf, at)
     }
 
     #[inline(always)]
@@ -389,13 +403,7 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
 
     #[inline(always)]
     fn string(&mut self, at: usize) -> Result<(usize, bool), JsonError> {
-        if STRICT {
-            // Strict mode's walk always reads strings with `checked_string` (no kernel
-            // level passes a look of its own): called directly, it inlines, where the
-            // call through `S` stayed out of line.
-            return checked_string::<true>(self.buf, at);
-        }
-        (self.string)(self.buf, at)
+        read_string::<K, STRICT>(self.kernels, self.buf, at)
     }
 
     #[inline(always)]
@@ -415,7 +423,7 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
 
     #[inline(always)]
     fn skip(&mut self, at: usize, depth: usize) -> Result<usize, JsonError> {
-        skip::value_with::<STRICT>(self.buf, at, depth, self.max_depth, self.container)
+        skip::value::<K, STRICT>(self.kernels, self.buf, at, depth, self.max_depth)
     }
 
     #[inline(always)]
@@ -427,7 +435,8 @@ impl<'a, const STRICT: bool, K: skip::Container, S: skip::StringScan> Source<'a>
             return Ok((self.skip(at, 2)?, Named::Missing));
         }
         let mut name = Named::Missing;
-        let end = skip::container_strict_named(self.buf, at, 2, self.max_depth, &mut name)?;
+        let end =
+            skip::container_strict_named(self.kernels, self.buf, at, 2, self.max_depth, &mut name)?;
         Ok((end, name))
     }
 
@@ -656,10 +665,12 @@ mod tests {
                 buf.extend_from_slice(name);
                 buf.push(b'"');
                 buf.extend_from_slice(tail);
-                let long = string::scan_strict(&buf, 0).ok().map(|(end, escaped)| {
-                    let raw = &buf[1..end - 1];
-                    (with_key(raw, escaped, Key::from_name), end, escaped)
-                });
+                let long = string::scan_strict(crate::simd::kernels::Scalar, &buf, 0).ok().map(
+                    |(end, escaped)| {
+                        let raw = &buf[1..end - 1];
+                        (with_key(raw, escaped, Key::from_name), end, escaped)
+                    },
+                );
                 match known_key(&buf, 0) {
                     Some((key, end)) => {
                         assert_eq!(long, Some((key, end, false)), "{buf:?}");

@@ -1,7 +1,8 @@
 //! The walk over one JSON text: the exact top-level walk (`envelope`, over `skip` for the
 //! values it does not read), stage 2 of strict mode's fast path (`stage2`), and the rules
-//! of docs/spec.md §3 applied to what the walk found (`decide`). Which walk runs, and with
-//! which kernels, is `dispatch`'s choice.
+//! of docs/spec.md §3 applied to what the walk found (`decide`). The walks are generic over
+//! the kernel level (`simd::Kernels`); which walk runs, and at which level, is `dispatch`'s
+//! choice.
 
 pub(crate) mod decide;
 pub(crate) mod envelope;
@@ -10,6 +11,7 @@ pub(crate) mod stage2;
 
 use crate::error::JsonError;
 use crate::invalid::Reason;
+use crate::simd::Kernels;
 
 /// Skips JSON whitespace (space, tab, LF, CR) from `i`.
 #[inline(always)]
@@ -39,44 +41,24 @@ pub(crate) enum Top {
 }
 
 /// The exact walk (every byte looked at in order, errors with their first offending
-/// offset), with the dispatching container skipper.
+/// offset), with the kernels of one level (`dispatch` instantiates it per level, envelope
+/// mode's inside the level's target features so that its skipper and string look inline).
 #[inline(always)]
-pub(crate) fn walk<const STRICT: bool>(
+pub(crate) fn walk<K: Kernels, const STRICT: bool>(
+    k: K,
     buf: &[u8],
     max_depth: usize,
-    facts: &mut envelope::Facts,
-) -> Result<Top, JsonError> {
-    walk_with::<STRICT>(
-        buf,
-        max_depth,
-        crate::simd::skip_container,
-        envelope::checked_string::<STRICT>,
-        facts,
-    )
-}
-
-/// [`walk`], with envelope mode's containers skipped by `container` and the strings it
-/// reads looked at by `string` (each kernel level instantiates the whole walk with its own
-/// skipper and look, so they inline); strict mode uses neither.
-#[inline(always)]
-pub(crate) fn walk_with<const STRICT: bool>(
-    buf: &[u8],
-    max_depth: usize,
-    container: impl skip::Container,
-    string: impl skip::StringScan,
     facts: &mut envelope::Facts,
 ) -> Result<Top, JsonError> {
     let start = ws(buf, 0);
     let (top, end) = match buf.get(start) {
         None => return Err(JsonError::new(Reason::Empty, start)),
         Some(b'{') => {
-            let mut exact = envelope::Exact::<STRICT, _, _> { buf, max_depth, container, string };
+            let mut exact = envelope::Exact::<STRICT, K> { buf, max_depth, kernels: k };
             (Top::Object, envelope::object(&mut exact, start, facts)?)
         }
-        Some(b'[') => {
-            (Top::Array(start), skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?)
-        }
-        Some(_) => (Top::Scalar, skip::value_with::<STRICT>(buf, start, 1, max_depth, container)?),
+        Some(b'[') => (Top::Array(start), skip::value::<K, STRICT>(k, buf, start, 1, max_depth)?),
+        Some(_) => (Top::Scalar, skip::value::<K, STRICT>(k, buf, start, 1, max_depth)?),
     };
     let rest = ws(buf, end);
     if rest < buf.len() {

@@ -13,34 +13,32 @@ use super::envelope::{self, Named, Source};
 use super::Top;
 use crate::json::{literal, number};
 use crate::simd::skipper::Nesting;
-use crate::simd::stage1::{Cursor, Kernels, Pos};
+use crate::simd::stage1::{Blocks, Cursor, Pos};
+use crate::simd::Kernels;
 
 /// "Not on the fast path": the exact path decides.
 pub(crate) struct Bail;
 
 /// The token-stream source of the walk.
-struct Fast<'a, B, const RANGE_UTF8: bool> {
+struct Fast<'a, B> {
     buf: &'a [u8],
     max_depth: usize,
-    tokens: Cursor<'a, B, RANGE_UTF8>,
+    tokens: Cursor<'a, B>,
 }
 
 /// Walks the whole message; `Some` only when it is valid JSON. UTF-8 is checked by stage 1
 /// itself (AVX-512), or here over the blocks that have a byte that is not ASCII (most
 /// messages are all ASCII: no validator call at all).
-/// `block` is the kernel level's block function (`simd::stage1::block` with its kernels);
-/// `RANGE_UTF8` says the level leaves UTF-8 to the range check here.
+/// `k` is the kernel level: its stage-1 blocks, and whether it leaves UTF-8 to the range
+/// check here ([`Blocks::RANGE_UTF8`]).
 #[inline]
-pub(crate) fn walk<B, const RANGE_UTF8: bool>(
+pub(crate) fn walk<K: Kernels>(
+    k: K,
     buf: &[u8],
     max_depth: usize,
-    block: B,
     facts: &mut envelope::Facts,
-) -> Option<Top>
-where
-    B: Kernels,
-{
-    let mut s = Fast::<_, RANGE_UTF8> { buf, max_depth, tokens: Cursor::new(buf, block) };
+) -> Option<Top> {
+    let mut s = Fast { buf, max_depth, tokens: Cursor::new(buf, k) };
     let first = s.tokens.next()?;
     let top = match buf.get(first) {
         Some(b'{') => {
@@ -60,9 +58,9 @@ where
         return None;
     }
     let non_ascii = s.tokens.non_ascii();
-    if RANGE_UTF8 && !non_ascii.is_empty() {
+    if K::RANGE_UTF8 && !non_ascii.is_empty() {
         let part = buf.get(non_ascii).unwrap_or_default();
-        if crate::json::utf8::validate(part).is_err() {
+        if crate::json::utf8::validate(k, part).is_err() {
             return None;
         }
     }
@@ -87,9 +85,9 @@ fn ends_scalar(b: Option<&u8>) -> bool {
     )
 }
 
-impl<'a, B, const RANGE_UTF8: bool> Fast<'a, B, RANGE_UTF8>
+impl<'a, B> Fast<'a, B>
 where
-    B: Kernels,
+    B: Blocks,
 {
     #[inline(always)]
     fn next(&mut self) -> Result<usize, Bail> {
@@ -274,9 +272,9 @@ where
     }
 }
 
-impl<'a, B, const RANGE_UTF8: bool> Source<'a> for Fast<'a, B, RANGE_UTF8>
+impl<'a, B> Source<'a> for Fast<'a, B>
 where
-    B: Kernels,
+    B: Blocks,
 {
     type Error = Bail;
 
@@ -405,8 +403,17 @@ where
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use super::super::walk as exact_walk;
     use crate::scan::{envelope::Facts, Top};
+    use crate::simd::{detected, with_kernels};
+
+    /// The exact walk at the level in use.
+    fn exact_walk<const STRICT: bool>(
+        buf: &[u8],
+        max_depth: usize,
+        facts: &mut Facts,
+    ) -> Result<Top, crate::json::JsonError> {
+        with_kernels!(detected(), k => super::super::walk::<_, STRICT>(k, buf, max_depth, facts))
+    }
 
     /// Facts as a walk that gave up part way might leave them, and `reset` forgets them
     /// all but the caller's input.
@@ -440,7 +447,7 @@ pub(crate) mod tests {
     /// [`check`], with the walks noting `params.name` or not.
     fn check_noting(buf: &[u8], max_depth: usize, note_params_name: bool) {
         let mut exact_facts = Facts { note_params_name, ..Facts::default() };
-        let exact = match crate::json::utf8::validate(buf) {
+        let exact = match crate::json::utf8::validate(crate::simd::kernels::Scalar, buf) {
             Ok(()) => exact_walk::<true>(buf, max_depth, &mut exact_facts),
             Err(bad) => Err(crate::json::JsonError::new(crate::Reason::InvalidUtf8, bad)),
         };

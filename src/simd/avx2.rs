@@ -11,44 +11,13 @@ use core::arch::x86_64::*;
 use super::avx2_utf8::{utf8_block_avx2, utf8_run_avx2};
 use super::skipper::{self, Masks};
 use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
-use super::string::{self, plain_string_end};
-use super::x86::{prefix_xor_clmul, table128};
+use super::string::plain_string_end;
+use super::x86::{prefix_xor_clmul, scan_from_32, table128};
 use crate::error::JsonError;
-
-/// Mask of `"`, `\\` and control bytes among the 32 at `i`.
-#[target_feature(enable = "avx2")]
-pub(super) fn special_window_avx2(buf: &[u8], i: usize) -> Option<u64> {
-    let chunk = buf.get(i..i + 32)?;
-    // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
-    let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
-    let hit = _mm256_or_si256(
-        _mm256_or_si256(
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)),
-            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)),
-        ),
-        _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v),
-    );
-    Some(u64::from(_mm256_movemask_epi8(hit) as u32))
-}
 
 #[target_feature(enable = "avx2")]
 pub(super) fn scan_string_avx2(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    scan_from_avx2(buf, from, false)
-}
-
-#[target_feature(enable = "avx2")]
-pub(super) fn scan_from_avx2(
-    buf: &[u8],
-    from: usize,
-    escaped: bool,
-) -> Result<(usize, bool), JsonError> {
-    string::scan_from::<32>(
-        buf,
-        from,
-        escaped,
-        |b, i| special_window_avx2(b, i),
-        super::scalar::scan_swar,
-    )
+    scan_from_32(buf, from, false)
 }
 
 #[target_feature(enable = "avx2")]
@@ -222,7 +191,7 @@ pub(super) fn halves256(chunk: &[u8; 64]) -> (__m256i, __m256i) {
     }
 }
 
-/// The class bytes of 32 bytes for one table pair (see [`classes`](super::classes)).
+/// The class bytes of 32 bytes for one table pair (see [`classes`](super::tables::classes)).
 #[target_feature(enable = "avx2")]
 fn classes256(v: __m256i, (lo, hi): ([u8; 16], [u8; 16])) -> __m256i {
     let table = |t: [u8; 16]| _mm256_broadcastsi128_si256(table128(t));
@@ -245,7 +214,7 @@ fn any256(classes: __m256i, bits: u8) -> u64 {
 /// The token masks of 32 bytes, in the low 32 bits.
 #[target_feature(enable = "avx2")]
 fn token_half_avx2(v: __m256i) -> TokenMasks {
-    use super::classes::*;
+    use super::tables::classes::*;
     let c = classes256(v, FIRST);
     TokenMasks {
         quote: any256(c, QUOTE),
@@ -274,7 +243,7 @@ pub(super) fn token_masks_avx2(chunk: &[u8; 64]) -> TokenMasks {
 /// The escape masks of 32 bytes, in the low 32 bits.
 #[target_feature(enable = "avx2")]
 fn escape_half_avx2(v: __m256i) -> EscapeMasks {
-    use super::classes::*;
+    use super::tables::classes::*;
     let (c, d) = (classes256(v, FIRST), classes256(v, SECOND));
     EscapeMasks {
         allowed: any256(c, QUOTE | BACKSLASH | U) | any256(d, SLASH | B_F_N | R_T),

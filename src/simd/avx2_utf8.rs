@@ -9,8 +9,8 @@
 use core::arch::x86_64::*;
 
 use super::avx2::halves256 as halves;
-use super::avx512_utf8::utf8_tables::*;
 use super::stage1::Utf8Carry;
+use super::tables::utf8::*;
 use super::x86::table128;
 
 /// UTF-8 validation of one block (the AVX-512 check's rules and carry; see
@@ -119,7 +119,7 @@ fn utf8_error_avx2(v: __m256i, before_src: __m256i) -> __m256i {
 
 #[cfg(test)]
 mod tests {
-    use super::super::avx512_utf8::for_each_utf8_case;
+    use super::super::tables::for_each_utf8_case;
     use super::super::x86::has_avx2;
     use super::*;
 

@@ -8,12 +8,11 @@
 
 use core::arch::x86_64::*;
 
-use super::avx2::scan_from_avx2;
 use super::avx512_utf8::{utf8_block_avx512, utf8_run_avx512};
 use super::skipper::{self, Masks};
 use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
-use super::x86::{prefix_xor_clmul, table128};
+use super::x86::{prefix_xor_clmul, scan_from_32, table128};
 use crate::error::JsonError;
 
 /// Mask of `"`, `\\` and control bytes among the 64 at `i`.
@@ -37,7 +36,7 @@ pub(super) fn scan_string_avx512(buf: &[u8], from: usize) -> Result<(usize, bool
         false,
         |b, i| special_window_avx512(b, i),
         // Fewer than 64 bytes left: 32-byte windows (the closure inherits this fn's AVX2).
-        |b, i, escaped| scan_from_avx2(b, i, escaped),
+        |b, i, escaped| scan_from_32(b, i, escaped),
     )
 }
 
@@ -152,7 +151,7 @@ pub(super) fn load512(bytes: &[u8]) -> __m512i {
     unsafe { _mm512_mask_loadu_epi8(_mm512_set1_epi8(b' ' as i8), keep, bytes.as_ptr().cast()) }
 }
 
-/// The class bytes of a block for one table pair (see [`classes`](super::classes)).
+/// The class bytes of a block for one table pair (see [`classes`](super::tables::classes)).
 #[target_feature(enable = "avx512bw,avx2")]
 fn classes512(v: __m512i, (lo, hi): ([u8; 16], [u8; 16])) -> __m512i {
     let nibble = _mm512_set1_epi8(0x0F);
@@ -178,7 +177,7 @@ fn any512(classes: __m512i, bits: u8) -> u64 {
 
 #[target_feature(enable = "avx512bw,avx2")]
 pub(super) fn token_masks_avx512(v: __m512i) -> TokenMasks {
-    use super::classes::*;
+    use super::tables::classes::*;
     let c = classes512(v, FIRST);
     TokenMasks {
         quote: any512(c, QUOTE),
@@ -192,7 +191,7 @@ pub(super) fn token_masks_avx512(v: __m512i) -> TokenMasks {
 
 #[target_feature(enable = "avx512bw,avx2")]
 pub(super) fn escape_masks_avx512(v: __m512i) -> EscapeMasks {
-    use super::classes::*;
+    use super::tables::classes::*;
     let (c, d) = (classes512(v, FIRST), classes512(v, SECOND));
     EscapeMasks {
         allowed: any512(c, QUOTE | BACKSLASH | U) | any512(d, SLASH | B_F_N | R_T),

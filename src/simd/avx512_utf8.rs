@@ -4,6 +4,7 @@ use core::arch::x86_64::*;
 
 use super::avx512::table512;
 use super::stage1::Utf8Carry;
+use super::tables::utf8::*;
 
 /// UTF-8 validation of one block already in a register (the lookup method of Keiser and
 /// Lemire, "Validating UTF-8 In Less Than One Instruction Per Byte", as simdjson and
@@ -86,7 +87,6 @@ pub(super) fn utf8_run_avx512(
 #[target_feature(enable = "avx512bw,avx2")]
 #[inline]
 fn utf8_error_avx512(v: __m512i, before_src: __m512i) -> __m512i {
-    use utf8_tables::*;
     // Each 16-byte lane preceded by the 16 bytes before it: lane 0 by the previous block's
     // last lane (only its last three bytes are read).
     let before = _mm512_alignr_epi32::<12>(v, before_src);
@@ -113,165 +113,10 @@ fn utf8_error_avx512(v: __m512i, before_src: __m512i) -> __m512i {
     _mm512_xor_si512(must_continue, special)
 }
 
-/// The lookup tables of [`utf8_block_avx512`] (and of the AVX2 check): what a byte's
-/// nibbles (and the high nibble of the byte after it) say is wrong, one bit per kind of
-/// error; a byte pair is invalid when the three entries share a bit.
-pub(super) mod utf8_tables {
-    const TOO_SHORT: u8 = 1 << 0; // a lead byte (or ASCII) where a continuation must be
-    const TOO_LONG: u8 = 1 << 1; // ASCII followed by a continuation byte
-    const OVERLONG_3: u8 = 1 << 2; // 11100000 100_____
-    const TOO_LARGE: u8 = 1 << 3; // above U+10FFFF
-    const SURROGATE: u8 = 1 << 4; // 11101101 101_____
-    const OVERLONG_2: u8 = 1 << 5; // 1100000_ 10______
-    const TOO_LARGE_1000: u8 = 1 << 6; // 11110101.. 1000____ and above
-    const OVERLONG_4: u8 = 1 << 6; // 11110000 1000____
-    const TWO_CONTS: u8 = 1 << 7; // two continuation bytes (fine in the middle of a character)
-    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
-
-    /// By the high nibble of the first byte of a pair.
-    pub(crate) const BYTE_1_HIGH: [u8; 16] = [
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TOO_LONG,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TWO_CONTS,
-        TOO_SHORT | OVERLONG_2,
-        TOO_SHORT,
-        TOO_SHORT | OVERLONG_3 | SURROGATE,
-        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
-    ];
-    /// By the low nibble of the first byte of a pair.
-    pub(crate) const BYTE_1_LOW: [u8; 16] = [
-        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
-        CARRY | OVERLONG_2,
-        CARRY,
-        CARRY,
-        CARRY | TOO_LARGE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-        CARRY | TOO_LARGE | TOO_LARGE_1000,
-    ];
-    /// By the high nibble of the second byte of a pair.
-    pub(crate) const BYTE_2_HIGH: [u8; 16] = [
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-        TOO_SHORT,
-    ];
-}
-
-/// The UTF-8 cases the in-block checks are tested with: every two-byte sequence at the
-/// offsets around a block boundary, three- and four-byte sequences over every lead byte
-/// with edge continuations, and random mixtures of valid characters and broken ones at
-/// every length 0..=200 and 8 alignments.
-#[cfg(test)]
-pub(super) fn for_each_utf8_case(mut check: impl FnMut(&[u8])) {
-    let mut buf = vec![b'a'; 130];
-    for at in [0usize, 1, 61, 62, 63, 64, 65, 126, 127, 128] {
-        for b0 in 0..=255u8 {
-            for b1 in 0..=255u8 {
-                buf.fill(b'a');
-                buf[at] = b0;
-                if at + 1 < buf.len() {
-                    buf[at + 1] = b1;
-                }
-                check(&buf);
-                check(&buf[..(at + 2).min(buf.len())]);
-            }
-        }
-    }
-    let edges = [0x00u8, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF];
-    for at in [0usize, 61, 62, 63, 64] {
-        for lead in 0xC0..=0xFFu8 {
-            for &c1 in &edges {
-                for &c2 in &edges {
-                    for &c3 in &edges {
-                        let mut buf = vec![b' '; 70];
-                        buf[at..at + 4].copy_from_slice(&[lead, c1, c2, c3]);
-                        check(&buf);
-                        check(&buf[..at + 3]);
-                    }
-                }
-            }
-        }
-    }
-    let pieces: [&[u8]; 18] = [
-        b"a",
-        b"{\"k\": ",
-        "é".as_bytes(),
-        "日本".as_bytes(),
-        "😀".as_bytes(),
-        "\u{10FFFF}".as_bytes(),
-        b"\x80",
-        b"\xC3",
-        b"\xE2\x82",
-        b"\xF0\x9F\x98",
-        b"\xC0\xAF",
-        b"\xE0\x80\xAF",
-        b"\xF0\x80\x80\xAF",
-        b"\xED\xA0\x80",
-        b"\xF4\x90\x80\x80",
-        b"\xF5\x80\x80\x80",
-        b"\xFF",
-        b"                ",
-    ];
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut storage = vec![0u8; 400];
-    for len in 0..=200usize {
-        for _ in 0..30 {
-            let mut msg = Vec::new();
-            while msg.len() < len {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                // Mostly valid characters, so that errors are rare and land anywhere.
-                let piece = if seed.is_multiple_of(32) {
-                    pieces[6 + (seed >> 8) as usize % 12]
-                } else {
-                    pieces[(seed >> 8) as usize % 6]
-                };
-                msg.extend_from_slice(piece);
-            }
-            msg.truncate(len);
-            for align in 0..8 {
-                let b = &mut storage[align..align + msg.len()];
-                b.copy_from_slice(&msg);
-                check(b);
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::avx512::load512;
+    use super::super::tables::for_each_utf8_case;
     use super::super::x86::has_avx512;
     use super::*;
 

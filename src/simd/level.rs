@@ -69,6 +69,52 @@ pub(crate) fn level() -> Level {
     }
 }
 
+/// A kernel level the CPU has. Only detection ([`detected`]) and a check of the CPU
+/// ([`Detected::check`]) make one, so holding one is the proof that the kernels of the
+/// level it names may run (`simd::kernels` builds the level's kernels from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Detected(Level);
+
+impl Detected {
+    /// The level.
+    // Read only where there is a vector level to pick.
+    #[cfg_attr(
+        not(any(
+            all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+            all(
+                target_arch = "aarch64",
+                target_feature = "neon",
+                not(miri),
+                not(rpcscan_disable_simd)
+            )
+        )),
+        allow(dead_code)
+    )]
+    #[inline(always)]
+    pub(crate) const fn level(self) -> Level {
+        self.0
+    }
+
+    /// `level`, when the CPU has it.
+    #[cfg(test)]
+    pub(crate) fn check(level: Level) -> Option<Self> {
+        let best = best_supported();
+        let has = match level {
+            Level::Scalar => true,
+            Level::Avx2 => matches!(best, Level::Avx2 | Level::Avx512),
+            Level::Avx512 | Level::Neon => best == level,
+        };
+        has.then_some(Detected(level))
+    }
+}
+
+/// The cached kernel level (see [`level`]), as the proof that the CPU has it: [`detect`]
+/// stores only levels at or below the best the CPU has, and nothing else stores.
+#[inline(always)]
+pub(crate) fn detected() -> Detected {
+    Detected(level())
+}
+
 /// The best level this CPU supports.
 pub(crate) fn best_supported() -> Level {
     #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]

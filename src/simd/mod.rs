@@ -1,23 +1,29 @@
-//! The byte-scanning kernels, the only home of `unsafe` besides `dispatch`, and the routing
-//! point of the kernels that stand alone (the string loop, the container skipper, UTF-8).
+//! The byte-scanning kernels, the only home of `unsafe` besides `dispatch`.
 //!
 //! Every hot loop that looks at many bytes goes through a function here. The CPU level is
-//! detected once and cached ([`level()`]). Each vector kernel has a scalar/SWAR twin in
-//! `scalar.rs` that is always compiled and is the reference the vector kernels are tested
-//! against.
+//! detected once and cached ([`level()`], `level.rs`). Each level is a type implementing
+//! [`Kernels`] (`kernels.rs`); the walks above are generic over it, and `dispatch` matches
+//! on the level once per public call ([`with_kernels!`]), so the walks call their level's
+//! kernels directly. Each vector kernel has a portable twin in `swar.rs` that is always
+//! compiled and is the reference the vector kernels are tested against.
 //!
-//! The layers inside: the generic algorithms (`stage1.rs`, stage 1 of strict mode's fast
-//! path; `skipper.rs`, envelope mode's container skipper; `string.rs`, the string loop)
-//! never name an architecture (their one hint, `prefetch.rs`, is a no-op where it has
-//! none); the level files (`scalar.rs`, `avx2.rs`, `avx512.rs`, `avx512_utf8.rs`,
-//! `avx2_unescape.rs`, `avx512_unescape.rs`, `neon.rs`, and `sse2.rs` for the x86_64
-//! baseline, with `x86.rs` shared by the x86 ones and `classes.rs` by the vector ones)
-//! instantiate them with their kernels; this file and `level.rs` pick the level. Walks of the layers above (stage 2, envelope mode's top-level walk) are
-//! instantiated in `dispatch`.
+//! The layers inside:
+//! - the generic loops, which never name an architecture (their one hint, `prefetch.rs`,
+//!   is a no-op where it has none): `stage1.rs` (stage 1 of strict mode's fast path),
+//!   `skipper.rs` (envelope mode's container skipper), `string.rs` (the string loop);
+//! - the level files, which instantiate them with their instructions: `avx2.rs`
+//!   (`avx2_utf8.rs`, `avx2_unescape.rs`), `avx512.rs` (`avx512_utf8.rs`,
+//!   `avx512_unescape.rs`), `neon.rs`. No level file imports another;
+//! - what the levels share without being one: `swar.rs` (the portable kernels: the scalar
+//!   level's, and the tails shorter than a vector window), `tables.rs` (the lookup tables),
+//!   `x86.rs` (detection and the helpers of both x86 levels), `sse2.rs` (the x86_64
+//!   baseline's 16-byte looks, below);
+//! - `kernels.rs`, which puts each level together from those files, and this file.
 //!
 //! Kernels that run per string are preceded by an inline look at the first bytes (16 at a
 //! time: SSE2 and NEON are in their targets' baselines; SWAR words elsewhere), so short
-//! strings (most keys) never pay for the out-of-line call.
+//! strings (most keys) never pay for the out-of-line call. That look is the same at every
+//! level (it needs no detection), so it lives here, not in a level.
 #![allow(unsafe_code)]
 
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
@@ -32,32 +38,34 @@ pub(crate) mod avx512;
 mod avx512_unescape;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod avx512_utf8;
-#[cfg(any(
-    all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
-))]
-mod classes;
+pub(crate) mod kernels;
 mod level;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod neon;
 mod prefetch;
-pub(crate) mod scalar;
 pub(crate) mod skipper;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod sse2;
 pub(crate) mod stage1;
 pub(crate) mod string;
+pub(crate) mod swar;
+#[cfg(any(
+    all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
+))]
+mod tables;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod x86;
 
-use crate::error::JsonError;
-
+pub(crate) use kernels::{with_kernels, Kernels};
+#[cfg(test)]
+pub(crate) use level::level;
+pub(crate) use level::{detected, Detected, Level};
 pub use level::{kernel_level, KernelLevel};
-pub(crate) use level::{level, Level};
 
 /// The first string-special byte (`"`, `\\`, below 0x20) among the 16 at `from`:
 /// `Some(offset)`; or, when fewer than 16 bytes remain, the answer for the rest of the
-/// buffer (as [`scalar::string_special_in_word`] gives it for 8). `None`: 16 plain bytes.
+/// buffer (as [`swar::string_special_in_word`] gives it for 8). `None`: 16 plain bytes.
 ///
 /// One vector compare where the target has 16-byte vectors in its baseline (SSE2 on
 /// x86_64, NEON on aarch64: no run-time detection, so it inlines into every string scan
@@ -81,7 +89,7 @@ pub(crate) fn string_special_in_16(buf: &[u8], from: usize) -> Option<usize> {
         let mask = unsafe { neon::special_16_neon(window) };
         return (mask != 0).then(|| from + mask.trailing_zeros() as usize);
     }
-    scalar::string_special_in_16(buf, from)
+    swar::string_special_in_16(buf, from)
 }
 
 /// The offset of the first quote or backslash among 16 bytes (the scalar level's string
@@ -98,7 +106,7 @@ pub(crate) fn quote_or_backslash_16(chunk: &[u8; 16]) -> Option<usize> {
 #[cfg(not(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd))))]
 #[inline(always)]
 pub(crate) fn quote_or_backslash_16(chunk: &[u8; 16]) -> Option<usize> {
-    scalar::quote_or_backslash(chunk)
+    swar::quote_or_backslash(chunk)
 }
 
 /// Envelope mode's look at a string the walk reads (keys, `id`, `method`) at the scalar
@@ -127,273 +135,6 @@ pub(crate) fn plain_string_16(buf: &[u8], open: usize) -> Option<usize> {
 #[inline(always)]
 fn sixteen(buf: &[u8], at: usize) -> Option<&[u8; 16]> {
     buf.get(at..at.checked_add(16)?)?.try_into().ok()
-}
-
-/// The rest of a string from `from` (just inside it): the offset after the closing quote
-/// and whether it had escapes. One call per string, whatever its escapes.
-#[inline]
-pub(crate) fn scan_string(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-    scan_string_at(level(), buf, from)
-}
-
-/// [`scan_string`] at a given level.
-pub(crate) fn scan_string_at(
-    level: Level,
-    buf: &[u8],
-    from: usize,
-) -> Result<(usize, bool), JsonError> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW (checked above; cached after the first call).
-            unsafe { avx512::scan_string_avx512(buf, from) }
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 (checked above; cached after the first call).
-            unsafe { avx2::scan_string_avx2(buf, from) }
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            unsafe { neon::scan_string_neon(buf, from) }
-        }
-        _ => scalar::scan_swar(buf, from, false),
-    }
-}
-
-/// Skips the container whose `{` or `[` is at `open`; returns the offset after its close.
-/// `depth` is the container's own nesting depth.
-#[inline]
-pub(crate) fn skip_container(
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    skip_container_at(level(), buf, open, depth, max_depth)
-}
-
-/// [`skip_container`] at a given level (tests compare every level).
-pub(crate) fn skip_container_at(
-    level: Level,
-    buf: &[u8],
-    open: usize,
-    depth: usize,
-    max_depth: usize,
-) -> Result<usize, JsonError> {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        if level == Level::Avx512 && x86::has_avx512() {
-            // SAFETY: the CPU supports AVX-512BW and PCLMULQDQ (checked just above).
-            return unsafe { avx512::skip_container_avx512(buf, open, depth, max_depth) };
-        }
-        if level != Level::Scalar && x86::has_avx2() {
-            // SAFETY: the CPU supports AVX2 and PCLMULQDQ (checked just above).
-            return unsafe { avx2::skip_container_avx2(buf, open, depth, max_depth) };
-        }
-    }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        not(miri),
-        not(rpcscan_disable_simd)
-    ))]
-    {
-        if level == Level::Neon {
-            // SAFETY: NEON is part of the aarch64 baseline (this block is compiled only
-            // where `target_feature = "neon"` holds).
-            return unsafe { neon::skip_container_neon(buf, open, depth, max_depth) };
-        }
-    }
-    let _ = level;
-    skipper::walk_bytes(buf, open, depth, max_depth, |buf, i| {
-        skipper::string_run::<16>(buf, i, quote_or_backslash_16)
-    })
-}
-
-/// The rest of a string from `from` (just inside it, no escape pending): the offset after
-/// its closing quote, escapes matched and nothing else checked (envelope mode's skip, the
-/// lenient lookups).
-#[inline]
-pub(crate) fn skip_string(buf: &[u8], from: usize) -> Result<usize, JsonError> {
-    skip_string_at(level(), buf, from)
-}
-
-/// [`skip_string`] at a given level (tests compare every level).
-pub(crate) fn skip_string_at(level: Level, buf: &[u8], from: usize) -> Result<usize, JsonError> {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        if level == Level::Avx512 && x86::has_avx512() {
-            // SAFETY: the CPU supports AVX-512BW (checked just above).
-            return unsafe { avx512::skip_string_avx512(buf, from) };
-        }
-        if level != Level::Scalar && x86::has_avx2() {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { avx2::skip_string_avx2(buf, from) };
-        }
-    }
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_feature = "neon",
-        not(miri),
-        not(rpcscan_disable_simd)
-    ))]
-    {
-        if level == Level::Neon {
-            // SAFETY: NEON is part of the aarch64 baseline (this block is compiled only
-            // where `target_feature = "neon"` holds).
-            return unsafe { neon::skip_string_neon(buf, from) };
-        }
-    }
-    let _ = level;
-    scalar::skip_string(buf, from)
-}
-
-/// Decodes the start of a string's raw bytes into `dst` (at least `raw.len()` bytes) in
-/// bulk while its escapes are one-character ones; returns `(read, written)`, and the
-/// caller's byte loop (`text::Str::decode_into`, the twin) decodes the rest. AVX-512 VBMI2
-/// compresses a block in one instruction; AVX2 compresses 8-byte groups by table
-/// shuffles. `(0, 0)` where the level has no such kernel (scalar, NEON).
-#[inline]
-pub(crate) fn unescape_simple(raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
-    unescape_simple_at(level(), raw, dst)
-}
-
-/// [`unescape_simple`] at a given level (tests compare every level).
-pub(crate) fn unescape_simple_at(level: Level, raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
-    #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-    {
-        if level == Level::Avx512 && x86::has_avx512_vbmi2() {
-            // SAFETY: the CPU supports AVX-512BW, VBMI2 and POPCNT (checked just above).
-            return unsafe { avx512_unescape::unescape_simple_avx512(raw, dst) };
-        }
-        if matches!(level, Level::Avx2 | Level::Avx512) && x86::has_avx2_popcnt() {
-            // SAFETY: the CPU supports AVX2 and POPCNT (checked just above).
-            return unsafe { avx2_unescape::unescape_simple_avx2(raw, dst) };
-        }
-    }
-    let _ = (level, raw, dst);
-    (0, 0)
-}
-
-/// The string-special mask of the window at `i` for a level, and the window's width.
-#[cfg(test)]
-pub(crate) fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u64, usize)> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW (checked just above).
-            unsafe { avx512::special_window_avx512(buf, i) }.map(|m| (m, 64))
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { avx2::special_window_avx2(buf, i) }.map(|m| (m, 32))
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            unsafe { neon::special_window_neon(buf, i) }.map(|m| (m, 32))
-        }
-        _ => scalar::string_special_window(buf, i).map(|m| (m, 8)),
-    }
-}
-
-/// The skipper's string run (`skipper::string_run`) of a level, and its window width.
-#[cfg(test)]
-pub(crate) fn string_run_at(level: Level, buf: &[u8], i: usize) -> (usize, usize) {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW (checked just above).
-            (unsafe { avx512::string_run_avx512(buf, i) }, 64)
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            (unsafe { avx2::string_run_avx2(buf, i) }, 64)
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            (unsafe { neon::string_run_neon(buf, i) }, 64)
-        }
-        _ => (skipper::string_run::<16>(buf, i, quote_or_backslash_16), 16),
-    }
-}
-
-/// Stage 1's long-string window test of a level: `None` for a window with a quote,
-/// backslash or control byte, else whether a byte is not ASCII.
-#[cfg(test)]
-pub(crate) fn plain_window_at(level: Level, chunk: &[u8; 64]) -> Option<bool> {
-    match level {
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx512 if x86::has_avx512() => {
-            // SAFETY: the CPU supports AVX-512BW (checked just above).
-            unsafe { avx512::plain_window_avx512(chunk) }.map(|(_, high)| high != 0)
-        }
-        #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
-        Level::Avx2 | Level::Avx512 if x86::has_avx2() => {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            unsafe { avx2::plain_window_avx2(chunk) }.map(|(_, high)| high != 0)
-        }
-        #[cfg(all(
-            target_arch = "aarch64",
-            target_feature = "neon",
-            not(miri),
-            not(rpcscan_disable_simd)
-        ))]
-        Level::Neon => {
-            // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
-            // `target_feature = "neon"` holds).
-            unsafe { neon::plain_window_neon(chunk) }.map(|(_, high)| high != 0)
-        }
-        _ => scalar::plain_window(chunk).map(|(_, high)| high != 0),
-    }
-}
-
-/// Up to this many bytes, [`utf8_valid_up_to_at`] first asks whether the text is all ASCII,
-/// 8 bytes at a time, before calling a validator.
-const SHORT_ASCII_MAX: usize = 256;
-
-/// `Ok` when `buf` is all UTF-8, else the offset of the first offending byte.
-#[inline]
-pub(crate) fn utf8_valid_up_to(buf: &[u8]) -> Result<(), usize> {
-    utf8_valid_up_to_at(level(), buf)
-}
-
-/// [`utf8_valid_up_to`] at a given level. The vector path is the `simdutf8` crate (its own
-/// runtime dispatch); the scalar twin is `core::str::from_utf8`. Both implement the same
-/// definition of UTF-8, and the error offset always comes from `core`.
-pub(crate) fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize> {
-    // Short texts (tiny messages on the exact path, keys, ids) are nearly always ASCII:
-    // a few word ORs answer that without a validator call.
-    if buf.len() <= SHORT_ASCII_MAX && scalar::is_ascii_short(buf) {
-        return Ok(());
-    }
-    if level != Level::Scalar && simdutf8::basic::from_utf8(buf).is_ok() {
-        return Ok(());
-    }
-    core::str::from_utf8(buf).map(|_| ()).map_err(|e| e.valid_up_to())
 }
 
 #[cfg(test)]
@@ -436,7 +177,11 @@ pub(crate) mod tests {
                     at_each_alignment(&buf, |buf| {
                         if let Some(end) = plain_string_16(buf, 0) {
                             answered += 1;
-                            let scan = crate::scan::envelope::checked_string::<false>(buf, 0);
+                            let scan = crate::scan::envelope::checked_string::<_, false>(
+                                kernels::Scalar,
+                                buf,
+                                0,
+                            );
                             assert_eq!(scan, Ok((end, false)), "{at} {b:#x} {quote:?}");
                         }
                     });
@@ -461,7 +206,7 @@ pub(crate) mod tests {
                 }
                 assert_eq!(
                     quote_or_backslash_16(&chunk),
-                    scalar::quote_or_backslash(&chunk),
+                    swar::quote_or_backslash(&chunk),
                     "{at} {b:#x}"
                 );
             }
@@ -471,7 +216,7 @@ pub(crate) mod tests {
     #[test]
     #[cfg_attr(miri, ignore = "the vector look is not compiled under miri")]
     fn sixteen_byte_look_equals_its_twin() {
-        let twin = scalar::string_special_in_16;
+        let twin = swar::string_special_in_16;
         for len in 0..=40usize {
             for from in 0..=len.min(20) {
                 let base = vec![b'k'; len];
@@ -494,6 +239,66 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    /// The kernels of every job at a given level (through the one match on the level), for
+    /// the tests that compare the levels.
+    pub(crate) fn scan_string_at(
+        level: Level,
+        buf: &[u8],
+        from: usize,
+    ) -> Result<(usize, bool), crate::error::JsonError> {
+        with_kernels!(supported(level), k => k.scan_string(buf, from))
+    }
+
+    /// See [`scan_string_at`].
+    pub(crate) fn skip_container_at(
+        level: Level,
+        buf: &[u8],
+        open: usize,
+        depth: usize,
+        max_depth: usize,
+    ) -> Result<usize, crate::error::JsonError> {
+        with_kernels!(supported(level), k => k.skip_container(buf, open, depth, max_depth))
+    }
+
+    /// See [`scan_string_at`].
+    pub(crate) fn skip_string_at(
+        level: Level,
+        buf: &[u8],
+        from: usize,
+    ) -> Result<usize, crate::error::JsonError> {
+        with_kernels!(supported(level), k => k.skip_string(buf, from))
+    }
+
+    /// See [`scan_string_at`].
+    pub(crate) fn unescape_simple_at(level: Level, raw: &[u8], dst: &mut [u8]) -> (usize, usize) {
+        with_kernels!(supported(level), k => k.unescape_simple(raw, dst))
+    }
+
+    /// See [`scan_string_at`].
+    fn special_window_at(level: Level, buf: &[u8], i: usize) -> Option<(u64, usize)> {
+        with_kernels!(supported(level), k => k.special_window(buf, i))
+    }
+
+    /// See [`scan_string_at`].
+    fn string_run_at(level: Level, buf: &[u8], i: usize) -> (usize, usize) {
+        with_kernels!(supported(level), k => k.string_run(buf, i))
+    }
+
+    /// See [`scan_string_at`].
+    fn plain_window_at(level: Level, chunk: &[u8; 64]) -> Option<bool> {
+        with_kernels!(supported(level), k => k.plain_window(chunk))
+    }
+
+    /// See [`scan_string_at`].
+    fn utf8_valid_up_to_at(level: Level, buf: &[u8]) -> Result<(), usize> {
+        with_kernels!(supported(level), k => k.utf8_valid_up_to(buf))
+    }
+
+    /// `level` as a [`Detected`] one: the tests ask only for levels the CPU has.
+    pub(crate) fn supported(level: Level) -> Detected {
+        Detected::check(level).expect("a level this CPU has")
     }
 
     /// Every level this machine supports, scalar first.

@@ -18,11 +18,11 @@
 
 use core::arch::aarch64::*;
 
-use super::classes;
-use super::scalar::prefix_xor;
 use super::skipper::{self, Masks};
 use super::stage1::{self, Carry, EscapeMasks, TokenMasks, Utf8Carry};
 use super::string::{self, plain_string_end};
+use super::swar::prefix_xor;
+use super::tables::classes;
 use crate::error::JsonError;
 
 /// A 64-byte block in four registers, byte 0 first.
@@ -153,7 +153,7 @@ pub(super) fn scan_string_neon(buf: &[u8], from: usize) -> Result<(usize, bool),
         from,
         false,
         |b, i| special_window_neon(b, i),
-        super::scalar::scan_swar,
+        super::swar::scan_swar,
     )
 }
 
@@ -339,7 +339,7 @@ pub(crate) fn block_neon(carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::scalar;
+    use super::super::swar;
     use super::*;
 
     fn all_masks(chunk: &[u8; 64]) -> (Masks, TokenMasks, EscapeMasks) {
@@ -351,7 +351,7 @@ mod tests {
     }
 
     fn scalar_masks(chunk: &[u8; 64]) -> (Masks, TokenMasks, EscapeMasks) {
-        (scalar::block_masks(chunk), scalar::token_masks(chunk), scalar::escape_masks(chunk))
+        (swar::block_masks(chunk), swar::token_masks(chunk), swar::escape_masks(chunk))
     }
 
     /// The nibble-lookup classes and the compares give the scalar twins' masks for every
@@ -394,9 +394,9 @@ mod tests {
     }
 
     fn scalar_window(buf: &[u8], i: usize) -> Option<u64> {
-        let lo = scalar::string_special_window(buf, i)?;
+        let lo = swar::string_special_window(buf, i)?;
         let rest: Vec<u64> =
-            (1..4).map(|k| scalar::string_special_window(buf, i + 8 * k)).collect::<Option<_>>()?;
+            (1..4).map(|k| swar::string_special_window(buf, i + 8 * k)).collect::<Option<_>>()?;
         Some(rest.iter().enumerate().fold(lo, |m, (k, w)| m | w << (8 * (k + 1))))
     }
 

@@ -1,6 +1,6 @@
 //! The container skipper: a whole container skipped 64 bytes at a time (envelope mode's
 //! structural scan). Generic: each level instantiates [`walk`] with its masks, and
-//! `simd::skip_container` picks the level.
+//! `simd::kernels` binds each level's instance to its `Kernels::skip_container`.
 //!
 //! Per block, each kernel level only builds five bit masks (quotes, backslashes, opening and
 //! closing brackets, and which brackets are curly); everything after that is shared bit
@@ -315,8 +315,8 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::skip_container_at;
     use crate::simd::tests::levels;
+    use crate::simd::tests::skip_container_at;
     use proptest::prelude::*;
 
     /// The obviously correct byte walk with the same semantics.
@@ -471,7 +471,7 @@ mod tests {
         let want = naive_string_end(buf, from);
         for level in levels() {
             assert_eq!(
-                crate::simd::skip_string_at(level, buf, from),
+                crate::simd::tests::skip_string_at(level, buf, from),
                 want,
                 "{level:?} from {from} on {:?}",
                 String::from_utf8_lossy(buf)

@@ -2,7 +2,7 @@
 //! string that strict mode's string scan (`json::string::scan_strict`) takes before any
 //! kernel call, and the 16-byte look for a quote or backslash of the scalar level's
 //! container skip and of envelope mode's string skip. Their scalar twins are SWAR words
-//! (`scalar::string_special_in_16`, `scalar::quote_or_backslash`); the tests in
+//! (`swar::string_special_in_16`, `swar::quote_or_backslash`); the tests in
 //! `simd/mod.rs` hold them equal.
 
 use core::arch::x86_64::*;

@@ -121,7 +121,7 @@ pub(crate) struct Carry {
 /// `utf8` is given the block, its non-ASCII mask and the UTF-8 carry, which it updates
 /// (an invalid block sets `invalid`, read by [`Cursor::finish`]); levels that leave UTF-8
 /// to one validator call over the range of non-ASCII blocks after the walk pass
-/// [`range_utf8`] (and a [`Cursor`] with `RANGE_UTF8`).
+/// [`range_utf8`] (and say so in [`Blocks::RANGE_UTF8`]).
 #[inline(always)]
 pub(crate) fn block<C>(
     carry: &mut Carry,
@@ -161,9 +161,14 @@ pub(crate) fn range_utf8<C>(_: &C, high: u64, utf8: &mut Utf8Carry) {
     utf8.non_ascii = high != 0;
 }
 
-/// A level's stage-1 kernels: the block function ([`block`] with its kernels) and the
-/// long-string run ([`run`] with its window test).
-pub(crate) trait Kernels {
+/// A level's stage-1 kernels (part of `simd::Kernels`): the block function ([`block`]
+/// with its kernels) and the long-string run ([`run`] with its window test).
+pub(crate) trait Blocks {
+    /// The level leaves UTF-8 to one validator call over [`Cursor::non_ascii`] (its
+    /// block's UTF-8 step is [`range_utf8`]), which the cursor then keeps up per block; a
+    /// level that checks UTF-8 in the block does no such bookkeeping (a constant, so the
+    /// work is compiled out, not skipped at run time).
+    const RANGE_UTF8: bool;
     /// One block (64 bytes, or the last 1 to 63 read as if followed by spaces).
     fn block(&self, carry: &mut Carry, bytes: &[u8]) -> Option<u64>;
     /// How many leading bytes of `rest` (a multiple of 64) are whole windows with no quote,
@@ -172,17 +177,21 @@ pub(crate) trait Kernels {
     fn run(&self, utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool);
 }
 
-/// [`Kernels`] from two closures.
+/// [`Blocks`] from two closures (tests run stage 1 with the kernels they pick).
+#[cfg(test)]
 pub(crate) struct Stage1<B, R> {
     pub(crate) block: B,
     pub(crate) run: R,
 }
 
-impl<B, R> Kernels for Stage1<B, R>
+#[cfg(test)]
+impl<B, R> Blocks for Stage1<B, R>
 where
     B: Fn(&mut Carry, &[u8]) -> Option<u64>,
     R: Fn(&mut Utf8Carry, &[u8]) -> (usize, bool),
 {
+    const RANGE_UTF8: bool = true;
+
     #[inline(always)]
     fn block(&self, carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
         (self.block)(carry, bytes)
@@ -195,7 +204,7 @@ where
 
 /// The long-string run every level shares: whole 64-byte windows of `rest` while
 /// `window` says they hold no quote, backslash or control byte (`Some(high)`, `high` not
-/// zero when a byte is not ASCII, for `utf8`, the level's UTF-8 step); see [`Kernels::run`].
+/// zero when a byte is not ASCII, for `utf8`, the level's UTF-8 step); see [`Blocks::run`].
 #[inline(always)]
 pub(crate) fn run<C>(
     utf8: &mut Utf8Carry,
@@ -218,7 +227,7 @@ pub(crate) fn run<C>(
 }
 
 /// The UTF-8 step of [`run`] for levels that leave UTF-8 to the range check (the cursor
-/// notes the range from [`Kernels::run`]'s answer).
+/// notes the range from [`Blocks::run`]'s answer).
 #[inline(always)]
 pub(crate) fn range_run_utf8<C>(_: &C, _: u64, _: &mut Utf8Carry) {}
 
@@ -255,11 +264,9 @@ pub(crate) struct Pos {
 
 /// The token stream of one message (see the module docs). `B` is the level's block
 /// function (one call per 64 bytes; see [`block`]): it is given the next 64 bytes, or the
-/// last 1 to 63, and reads them as if followed by spaces. `RANGE_UTF8`: the level leaves
-/// UTF-8 to one validator call over [`Cursor::non_ascii`], which the cursor then keeps up
-/// per block; a level that checks UTF-8 in the block does no such bookkeeping (a constant,
-/// so the work is compiled out, not skipped at run time).
-pub(crate) struct Cursor<'a, B, const RANGE_UTF8: bool> {
+/// last 1 to 63, and reads them as if followed by spaces; [`Blocks::RANGE_UTF8`] says
+/// whether the cursor keeps up [`Cursor::non_ascii`].
+pub(crate) struct Cursor<'a, B> {
     buf: &'a [u8],
     /// The current block and its remaining tokens (for [`Cursor::next`]).
     pos: Pos,
@@ -274,9 +281,9 @@ pub(crate) struct Cursor<'a, B, const RANGE_UTF8: bool> {
     block: B,
 }
 
-impl<'a, B, const RANGE_UTF8: bool> Cursor<'a, B, RANGE_UTF8>
+impl<'a, B> Cursor<'a, B>
 where
-    B: Kernels,
+    B: Blocks,
 {
     /// A cursor at the start of `buf`.
     #[inline(always)]
@@ -348,7 +355,7 @@ where
     /// first block with a byte that is not ASCII to the end of the last such block. Both
     /// ends are character boundaries: the block before the range is all ASCII, and a
     /// character that crosses the range's last block boundary would put a non-ASCII byte
-    /// in the next block. Always empty without `RANGE_UTF8`.
+    /// in the next block. Always empty without [`Blocks::RANGE_UTF8`].
     ///
     /// [`finish`]: Cursor::finish
     #[inline(always)]
@@ -372,7 +379,7 @@ where
         let chunk = self.buf.get(base..end).unwrap_or_default();
         match self.block.block(&mut self.carry, chunk) {
             Some(bits) => {
-                if RANGE_UTF8 {
+                if B::RANGE_UTF8 {
                     // Without branches: whether a block has non-ASCII bytes varies block to
                     // block in real traffic.
                     let non_ascii = self.carry.utf8.non_ascii;
@@ -404,7 +411,7 @@ where
         let from = self.next_base;
         let rest = self.buf.get(from..).unwrap_or_default();
         let (n, high) = self.block.run(&mut self.carry.utf8, rest);
-        if RANGE_UTF8 && high {
+        if B::RANGE_UTF8 && high {
             // `from` is a character boundary: the block before it was all ASCII, or the
             // range already starts before it. The window after the run starts with an
             // ASCII byte or holds the rest of a character that crosses into it (which
@@ -421,7 +428,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::scalar;
+    use crate::simd::swar;
     use proptest::prelude::*;
 
     /// All tokens, or `None` when a check failed.
@@ -437,10 +444,10 @@ mod tests {
                 block(carry, &chunk, &masks, &escapes, &prefix_xor, range_utf8)
             },
             run: |utf8: &mut Utf8Carry, rest: &[u8]| {
-                run(utf8, rest, scalar::plain_window, range_run_utf8)
+                run(utf8, rest, swar::plain_window, range_run_utf8)
             },
         };
-        let mut c = Cursor::<_, true>::new(buf, kernels);
+        let mut c = Cursor::new(buf, kernels);
         let mut v = Vec::new();
         while let Some(t) = c.next() {
             v.push(t);
@@ -449,7 +456,7 @@ mod tests {
     }
 
     fn tokens(buf: &[u8]) -> Option<Vec<usize>> {
-        tokens_with(buf, scalar::token_masks, scalar::escape_masks, scalar::prefix_xor)
+        tokens_with(buf, swar::token_masks, swar::escape_masks, swar::prefix_xor)
     }
 
     /// The same stream, byte by byte, over the message padded with spaces to whole blocks

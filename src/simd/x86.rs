@@ -1,8 +1,13 @@
-//! What the x86_64 kernels share: CPU feature detection, prefix XOR by carry-less
-//! multiplication, and 16-byte lookup tables in a register. The kernels themselves are in
-//! `avx2.rs`, `avx512.rs`, `avx512_utf8.rs` and `avx512_unescape.rs`.
+//! What the two x86_64 vector levels share (this file is not a level): CPU feature
+//! detection, prefix XOR by carry-less multiplication, 16-byte lookup tables in a register,
+//! and the 32-byte string window (AVX2 instructions, which the AVX-512 level has too: it
+//! finishes strings with fewer than 64 bytes left with it). The levels' own kernels are in
+//! `avx2*.rs` and `avx512*.rs`.
 
 use core::arch::x86_64::*;
+
+use super::{string, swar};
+use crate::error::JsonError;
 
 /// AVX2 (and PCLMULQDQ, for prefix XOR) are available.
 #[inline]
@@ -37,6 +42,33 @@ pub(super) fn prefix_xor_clmul(x: u64) -> u64 {
     _mm_cvtsi128_si64(product) as u64
 }
 
+/// Mask of `"`, `\\` and control bytes among the 32 at `i`.
+#[target_feature(enable = "avx2")]
+pub(super) fn special_window_32(buf: &[u8], i: usize) -> Option<u64> {
+    let chunk = buf.get(i..i + 32)?;
+    // SAFETY: `chunk` holds exactly the 32 bytes the unaligned load reads.
+    let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+    let hit = _mm256_or_si256(
+        _mm256_or_si256(
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)),
+            _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)),
+        ),
+        _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0x1F)), v),
+    );
+    Some(u64::from(_mm256_movemask_epi8(hit) as u32))
+}
+
+/// The string loop (`string::scan_from`) over 32-byte windows, then SWAR words: the AVX2
+/// level's whole string scan, and the end of the AVX-512 one.
+#[target_feature(enable = "avx2")]
+pub(super) fn scan_from_32(
+    buf: &[u8],
+    from: usize,
+    escaped: bool,
+) -> Result<(usize, bool), JsonError> {
+    string::scan_from::<32>(buf, from, escaped, |b, i| special_window_32(b, i), swar::scan_swar)
+}
+
 /// A 16-byte table in a register.
 #[target_feature(enable = "avx2")]
 pub(super) fn table128(t: [u8; 16]) -> __m128i {
@@ -48,7 +80,7 @@ pub(super) fn table128(t: [u8; 16]) -> __m128i {
 mod tests {
     use super::super::avx2::*;
     use super::super::avx512::*;
-    use super::super::{scalar, stage1};
+    use super::super::{stage1, swar};
     use super::*;
 
     /// The nibble-lookup classes give the scalar twin's masks for every byte value, at every
@@ -60,7 +92,7 @@ mod tests {
         }
         for start in 0..=255u8 {
             let chunk: [u8; 64] = core::array::from_fn(|k| start.wrapping_add(k as u8));
-            let want = (scalar::token_masks(&chunk), scalar::escape_masks(&chunk));
+            let want = (swar::token_masks(&chunk), swar::escape_masks(&chunk));
             // SAFETY: AVX2 is available (checked at the top of the test).
             let avx2 = unsafe { (token_masks_avx2(&chunk), escape_masks_avx2(&chunk)) };
             assert_eq!(avx2, want, "avx2, start {start:#x}");
@@ -92,9 +124,9 @@ mod tests {
             let padded = stage1::padded(tail);
             // SAFETY: as above.
             let skipper = unsafe { masks_avx512(load512(tail)) };
-            assert_eq!(skipper, scalar::block_masks(&padded), "{len}");
-            assert_eq!(tokens, scalar::token_masks(&padded), "{len}");
-            assert_eq!(escapes, scalar::escape_masks(&padded), "{len}");
+            assert_eq!(skipper, swar::block_masks(&padded), "{len}");
+            assert_eq!(tokens, swar::token_masks(&padded), "{len}");
+            assert_eq!(escapes, swar::escape_masks(&padded), "{len}");
         }
     }
 
@@ -112,7 +144,7 @@ mod tests {
                 b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff ,:\t\n\r\x1f\x20ubfnrt/09afAFgG\x0c"
                     [(seed % 38) as usize]
             });
-            let want = scalar::block_masks(&chunk);
+            let want = swar::block_masks(&chunk);
             // SAFETY: AVX2 is available (checked at the top of the test).
             assert_eq!(unsafe { masks_avx2(&chunk) }, want);
             if has_avx512() {
@@ -122,20 +154,20 @@ mod tests {
             // SAFETY: AVX2 is available (checked at the top of the test).
             let (tokens, escapes) =
                 unsafe { (token_masks_avx2(&chunk), escape_masks_avx2(&chunk)) };
-            assert_eq!(tokens, scalar::token_masks(&chunk));
-            assert_eq!(escapes, scalar::escape_masks(&chunk));
+            assert_eq!(tokens, swar::token_masks(&chunk));
+            assert_eq!(escapes, swar::escape_masks(&chunk));
             if has_avx512() {
                 // SAFETY: AVX-512BW is available.
                 let (tokens, escapes) = unsafe {
                     let v = load512(&chunk);
                     (token_masks_avx512(v), escape_masks_avx512(v))
                 };
-                assert_eq!(tokens, scalar::token_masks(&chunk));
-                assert_eq!(escapes, scalar::escape_masks(&chunk));
+                assert_eq!(tokens, swar::token_masks(&chunk));
+                assert_eq!(escapes, swar::escape_masks(&chunk));
             }
             let x = seed;
             // SAFETY: PCLMULQDQ is available (part of has_avx2).
-            assert_eq!(unsafe { prefix_xor_clmul(x) }, scalar::prefix_xor(x));
+            assert_eq!(unsafe { prefix_xor_clmul(x) }, swar::prefix_xor(x));
         }
     }
 }
