@@ -388,6 +388,29 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// `params._meta`: what `params()` and then [`Raw::get`]`("_meta")` give: where MCP
+    /// puts a request's `progressToken`. Noted by the scan like [`Message::params_name`]
+    /// (from a parser built with [`Parser::note_params_name`](crate::Parser::note_params_name),
+    /// in strict mode); otherwise looked up in `params`.
+    ///
+    /// ```
+    /// let parser = rpcscan::Parser::new().note_params_name(true);
+    /// let msg = parser.parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":7}}}"#).unwrap();
+    /// let meta = msg.params_meta().unique().unwrap();
+    /// assert_eq!(meta.get("progressToken").unique().unwrap().as_id().unwrap().raw(), b"7");
+    /// ```
+    pub fn params_meta(&self) -> Field<'a> {
+        let Some(params) = self.fields.params else {
+            return Field::Missing;
+        };
+        match self.fields.params_meta {
+            Named::Unknown => Raw::new(self.bytes, params).get("_meta"),
+            Named::Missing => Field::Missing,
+            Named::Unique(span) => Field::Unique(Raw::new(self.bytes, span)),
+            Named::Duplicate => Field::Duplicate,
+        }
+    }
+
     /// `result` of a success response (any JSON value, `null` included).
     pub fn result(&self) -> Option<Raw<'a>> {
         Some(Raw::new(self.bytes, self.fields.result?))

@@ -124,9 +124,10 @@ impl Parser {
         self
     }
 
-    /// Has strict mode note `params.name` on its way through `params`, so that
-    /// [`Message::params_name`] (the tool of a `tools/call`, the prompt of a `prompts/get`)
-    /// takes no second pass over `params`. For routers and tool policies; off by default,
+    /// Has strict mode note `params.name` and `params._meta` on its way through `params`,
+    /// so that [`Message::params_name`] (the tool of a `tools/call`, the prompt of a
+    /// `prompts/get`) and [`Message::params_meta`] (where a progress token lives) take no
+    /// second pass over `params`. For routers, tool policies and pairing; off by default,
     /// where nothing reads it: the walk then looks at every key of `params` (a few
     /// instructions each). Envelope mode never notes it (its skipper sees no keys);
     /// `params_name` walks `params` then. Verdicts are the same either way.

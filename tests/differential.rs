@@ -54,9 +54,16 @@ proptest! {
     }
 }
 
-/// Member keys of `params` for [`params_name_is_what_get_finds`]: `name`, its escaped
-/// forms, and keys that are nearly `name`.
-const KEYS: [&str; 10] = [
+/// Member keys of `params` for [`params_name_is_what_get_finds`]: `name` and `_meta`, their
+/// escaped forms, and keys that nearly are.
+const KEYS: [&str; 17] = [
+    r#""_meta""#,
+    r#""\u005fmeta""#,
+    r#""_met\u0061""#,
+    r#""_met""#,
+    r#""_metas""#,
+    r#""meta""#,
+    r#""_\\meta""#,
     r#""name""#,
     r#""n\u0061me""#,
     r#""\u006eame""#,
@@ -88,9 +95,10 @@ const VALUES: [&str; 12] = [
 proptest! {
     #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 12 } else { 3_000 }, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// `params.name` noted by the walk (strict mode's exact walk under 128 bytes, its fast
-    /// path above; envelope mode's walk of `params`) is what `Raw::get` finds, on objects
-    /// of keys that are, are not or nearly are `name`, escaped or not, repeated or not.
+    /// `params.name` and `params._meta` noted by the walk (strict mode's exact walk under 128
+    /// bytes, its fast path above; envelope mode's walk of `params`) are what `Raw::get`
+    /// finds, on objects of keys that are, are not or nearly are `name` or `_meta`, escaped
+    /// or not, repeated or not.
     #[test]
     fn params_name_is_what_get_finds(
         members in proptest::collection::vec(

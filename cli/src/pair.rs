@@ -48,7 +48,7 @@ pub struct PairArgs {
 /// Runs the subcommand.
 pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
     let settings = match args.common.checked_settings(true) {
-        Ok(settings) => settings,
+        Ok(settings) => rpcscan_traffic::pair::settings(settings),
         Err(code) => return code,
     };
     args.common.setup_threads();

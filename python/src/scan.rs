@@ -600,6 +600,7 @@ pub fn pair(
 ) -> PyResult<(Table, Py<pyo3::types::PyDict>)> {
     let settings =
         settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    let settings = rpcscan_traffic::pair::settings(settings);
     let cmd = crate::pair::Pair::new(crate::pair::Columns)
         .max_in_flight(max_in_flight)
         .timeout(crate::pair::timeout(timeout)?);

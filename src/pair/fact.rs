@@ -189,10 +189,18 @@ impl<'a> Fact<'a> {
         };
         match msg.kind() {
             Kind::Request => {
-                let mcp = msg.mcp();
-                fact.tool = mcp.tool_name().map(|s| lossy(s.decode(), s.raw()));
-                fact.progress_token =
-                    mcp.progress_token().unique().and_then(|v| v.as_id()).map(|id| id.raw());
+                // `params.name` and `params._meta` as the scan noted them (a parser built
+                // with `note_params_name`), else one walk of `params` each: no full
+                // `Message::mcp`, whose other keys pairing does not read.
+                if method == "tools/call" {
+                    fact.tool = msg.params_name().as_str().map(|s| lossy(s.decode(), s.raw()));
+                }
+                fact.progress_token = msg
+                    .params_meta()
+                    .unique()
+                    .and_then(|meta| meta.get("progressToken").unique())
+                    .and_then(|v| v.as_id())
+                    .map(|id| id.raw());
             }
             Kind::Notification if method == "notifications/cancelled" => {
                 fact.cancels = token_of("requestId");

@@ -10,7 +10,7 @@ use crate::limits::Span;
 /// Everything the scanner learnt about a valid message, as spans. Kept separate from the
 /// bytes so an owned message can pair it with a `Bytes` handle instead of a slice.
 ///
-/// Equality leaves out `params_name`: it is a note of the walk, not a fact of the message
+/// Equality leaves out `params_name` and `params_meta`: they are notes of the walk, not a fact of the message
 /// (strict mode takes it on the way, envelope mode does not look, and
 /// `Message::params_name` gives the same answer either way), so views of one message
 /// compare equal whichever mode made them.
@@ -23,6 +23,8 @@ pub(crate) struct Fields {
     pub(crate) params: Option<Span>,
     /// `params.name` as the walk found it ([`Named::Unknown`]: not looked for).
     pub(crate) params_name: Named,
+    /// `params._meta`, likewise.
+    pub(crate) params_meta: Named,
     pub(crate) result: Option<Span>,
     pub(crate) error: Option<Span>,
     pub(crate) error_code: Option<Span>,
@@ -38,6 +40,7 @@ impl PartialEq for Fields {
             method,
             params,
             params_name: _,
+            params_meta: _,
             result,
             error,
             error_code,
@@ -85,6 +88,7 @@ pub(crate) fn decide(f: &Facts) -> Result<Fields, Rejection> {
         method: None,
         params: f.params,
         params_name: f.params_name,
+        params_meta: f.params_meta,
         result: f.result,
         error: f.error,
         error_code: f.error_code,

@@ -147,6 +147,37 @@ pub(crate) enum Named {
     Duplicate,
 }
 
+/// The members of `params` the strict walk notes on its way, when asked: `name` (the tool
+/// of a `tools/call`) and `_meta` (where a progress token lives).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Noted {
+    pub(crate) name: Named,
+    pub(crate) meta: Named,
+}
+
+impl Noted {
+    /// Not looked for.
+    pub(crate) const UNKNOWN: Noted = Noted { name: Named::Unknown, meta: Named::Unknown };
+    /// Looked for, none found (yet).
+    pub(crate) const MISSING: Noted = Noted { name: Named::Missing, meta: Named::Missing };
+
+    /// One more member `key`, whose value is `value`.
+    #[inline(always)]
+    pub(crate) fn found(&mut self, key: ParamsKey, value: Span) {
+        match key {
+            ParamsKey::Name => self.name.found(value),
+            ParamsKey::Meta => self.meta.found(value),
+        }
+    }
+}
+
+/// A member of `params` the strict walk notes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ParamsKey {
+    Name,
+    Meta,
+}
+
 impl Named {
     /// One more member `name`, whose value is `value`.
     #[inline(always)]
@@ -159,26 +190,40 @@ impl Named {
 }
 
 /// Whether the key whose quotes are at `open` and `end - 1` (its contents already checked)
-/// is `name` after unescaping. Plain `name` is one length test and one 4-byte compare; an
-/// escaped one is 5 to 24 bytes long (`\u006e` for each letter at most), starts with `n`
-/// or a backslash and ends with `e` or the `5` of `\u0065`, so other keys are turned away
+/// is `name` or `_meta` after unescaping. Plain `name` and `_meta` are one length test and
+/// one compare; an escaped one is 9 to 30 bytes long (`\u006e` for each letter at most),
+/// starts with its first letter or a backslash and ends with its last letter or the last
+/// digit of its escape (`5` of `\u0065`, `1` of `\u0061`), so other keys are turned away
 /// by their length and two bytes, without looking for a backslash.
 #[inline(always)]
-pub(crate) fn is_name_key(buf: &[u8], open: usize, end: usize) -> bool {
+pub(crate) fn params_key(buf: &[u8], open: usize, end: usize) -> Option<ParamsKey> {
     let len = end.wrapping_sub(open + 2);
-    if len == 4 {
-        return buf.get(open + 1..open + 5) == Some(b"name");
+    match len {
+        4 => return (buf.get(open + 1..open + 5) == Some(b"name")).then_some(ParamsKey::Name),
+        5 => return (buf.get(open + 1..open + 6) == Some(b"_meta")).then_some(ParamsKey::Meta),
+        _ => {}
     }
-    if !(5..=24).contains(&len) {
-        return false;
+    // Escaped: `\u0065` is six bytes for one, so `name` takes at most 24, `_meta` 30.
+    if !(6..=30).contains(&len) {
+        return None;
     }
     match buf.get(open + 1..end - 1) {
         Some(raw @ [first, .., last]) => {
-            matches!(first, b'n' | b'\\')
+            if matches!(first, b'n' | b'\\')
                 && matches!(last, b'e' | b'5')
                 && with_key(raw, true, |k| k == b"name")
+            {
+                Some(ParamsKey::Name)
+            } else if matches!(first, b'_' | b'\\')
+                && matches!(last, b'a' | b'1')
+                && with_key(raw, true, |k| k == b"_meta")
+            {
+                Some(ParamsKey::Meta)
+            } else {
+                None
+            }
         }
-        _ => false,
+        _ => None,
     }
 }
 
@@ -198,6 +243,8 @@ pub(crate) struct Facts {
     /// `params.name` (strict mode, when `note_params_name` asked for it; else
     /// [`Named::Unknown`]).
     pub(super) params_name: Named,
+    /// `params._meta`, likewise.
+    pub(super) params_meta: Named,
     /// Given to the walk, not found by it (kept when the walk resets the facts): note
     /// `params.name` on the way through `params`.
     pub(crate) note_params_name: bool,
@@ -339,7 +386,7 @@ pub(crate) trait Source<'a> {
     fn skip(&mut self, at: usize, depth: usize) -> Result<usize, Self::Error>;
     /// The value of `params` at `at` (nested at depth 2): the offset after it, and
     /// `params.name` as the walk found it.
-    fn params(&mut self, at: usize) -> Result<(usize, Named), Self::Error>;
+    fn params(&mut self, at: usize) -> Result<(usize, Noted), Self::Error>;
     /// After a member's value ending at `end`: `(true, next key)` or `(false, offset after
     /// the object)`.
     fn next_member(&mut self, end: usize) -> Result<(bool, usize), Self::Error>;
@@ -427,17 +474,23 @@ impl<'a, const STRICT: bool, K: Kernels> Source<'a> for Exact<'a, STRICT, K> {
     }
 
     #[inline(always)]
-    fn params(&mut self, at: usize) -> Result<(usize, Named), JsonError> {
+    fn params(&mut self, at: usize) -> Result<(usize, Noted), JsonError> {
         if !STRICT {
-            return Ok((self.skip(at, 2)?, Named::Unknown));
+            return Ok((self.skip(at, 2)?, Noted::UNKNOWN));
         }
         if self.buf.get(at) != Some(&b'{') {
-            return Ok((self.skip(at, 2)?, Named::Missing));
+            return Ok((self.skip(at, 2)?, Noted::MISSING));
         }
-        let mut name = Named::Missing;
-        let end =
-            skip::container_strict_named(self.kernels, self.buf, at, 2, self.max_depth, &mut name)?;
-        Ok((end, name))
+        let mut noted = Noted::MISSING;
+        let end = skip::container_strict_named(
+            self.kernels,
+            self.buf,
+            at,
+            2,
+            self.max_depth,
+            &mut noted,
+        )?;
+        Ok((end, noted))
     }
 
     #[inline(always)]
@@ -504,9 +557,10 @@ pub(crate) fn object<'a, S: Source<'a>>(
                 }
             }
             Key::Params => {
-                let (end, name) =
-                    if f.note_params_name { s.params(v)? } else { (s.skip(v, 2)?, Named::Unknown) };
-                f.params_name = name;
+                let (end, noted) =
+                    if f.note_params_name { s.params(v)? } else { (s.skip(v, 2)?, Noted::UNKNOWN) };
+                f.params_name = noted.name;
+                f.params_meta = noted.meta;
                 f.params = Some(span(v, end));
                 f.params_ok = matches!(buf.get(v), Some(b'{' | b'['));
                 end

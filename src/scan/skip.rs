@@ -4,7 +4,7 @@
 //! Containers are walked iteratively with an explicit bit stack, never by recursion, so
 //! the depth limit is a number, not a stack size.
 
-use super::envelope::{is_name_key, span, Named};
+use super::envelope::{params_key, span, Noted, ParamsKey};
 use super::ws;
 use crate::error::JsonError;
 use crate::invalid::Reason;
@@ -83,24 +83,26 @@ fn container_strict<K: Kernels>(
     depth: usize,
     max_depth: usize,
 ) -> Result<usize, JsonError> {
-    container_strict_with::<K, false>(k, buf, pos, depth, max_depth, &mut Named::Unknown)
+    let mut unknown = Noted::UNKNOWN;
+    container_strict_with::<K, false>(k, buf, pos, depth, max_depth, &mut unknown)
 }
 
 /// The object `params` at `pos` (nested at `depth`), skipped strictly as
-/// [`container_strict`] skips it, noting its member `name` in `name` on the way.
+/// [`container_strict`] skips it, noting its members `name` and `_meta` in `noted` on the
+/// way.
 pub(crate) fn container_strict_named<K: Kernels>(
     k: K,
     buf: &[u8],
     pos: usize,
     depth: usize,
     max_depth: usize,
-    name: &mut Named,
+    noted: &mut Noted,
 ) -> Result<usize, JsonError> {
-    container_strict_with::<K, true>(k, buf, pos, depth, max_depth, name)
+    container_strict_with::<K, true>(k, buf, pos, depth, max_depth, noted)
 }
 
-/// [`container_strict`]; with `NAMED`, the members `name` of the outermost container
-/// (an object: `params`) go to `name`.
+/// [`container_strict`]; with `NAMED`, the members `name` and `_meta` of the outermost
+/// container (an object: `params`) go to `noted`.
 #[inline(always)]
 fn container_strict_with<K: Kernels, const NAMED: bool>(
     k: K,
@@ -108,11 +110,11 @@ fn container_strict_with<K: Kernels, const NAMED: bool>(
     pos: usize,
     depth: usize,
     max_depth: usize,
-    name: &mut Named,
+    noted: &mut Noted,
 ) -> Result<usize, JsonError> {
-    // The value of a member `name` of the outermost object starts here; its end is known
+    // The value of a noted member of the outermost object starts here; its end is known
     // when the walk is back at that object's level.
-    let mut pending: Option<usize> = None;
+    let mut pending: Option<(usize, ParamsKey)> = None;
     let mut nest = Nesting::new();
     let mut level = 0usize; // containers open inside this call
     let mut i = pos;
@@ -138,8 +140,8 @@ fn container_strict_with<K: Kernels, const NAMED: bool>(
                     }
                     _ if object => {
                         let (key_end, value) = member_key(k, buf, i)?;
-                        if NAMED && level == 1 && is_name_key(buf, i, key_end) {
-                            pending = Some(value);
+                        if NAMED && level == 1 {
+                            pending = params_key(buf, i, key_end).map(|key| (value, key));
                         }
                         i = value;
                         continue 'value;
@@ -156,8 +158,8 @@ fn container_strict_with<K: Kernels, const NAMED: bool>(
                 return Ok(i);
             }
             if NAMED && level == 1 {
-                if let Some(start) = pending.take() {
-                    name.found(span(start, i));
+                if let Some((start, key)) = pending.take() {
+                    noted.found(key, span(start, i));
                 }
             }
             i = ws(buf, i);
@@ -167,8 +169,8 @@ fn container_strict_with<K: Kernels, const NAMED: bool>(
                     i = ws(buf, i + 1);
                     if object {
                         let (key_end, value) = member_key(k, buf, i)?;
-                        if NAMED && level == 1 && is_name_key(buf, i, key_end) {
-                            pending = Some(value);
+                        if NAMED && level == 1 {
+                            pending = params_key(buf, i, key_end).map(|key| (value, key));
                         }
                         i = value;
                     }

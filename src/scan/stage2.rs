@@ -9,7 +9,7 @@
 //! then runs the exact path, which finds and reports the error. So this path never decides
 //! what an error is; it only has to be right about what is valid.
 
-use super::envelope::{self, Named, Source};
+use super::envelope::{self, Noted, ParamsKey, Source};
 use super::Top;
 use crate::json::{literal, number};
 use crate::simd::skipper::Nesting;
@@ -157,10 +157,19 @@ where
     }
 
     /// With `NAMED`, a member key of the outermost container (`params`) at `at`, ending at
-    /// `key_end`: whether it is `name`.
+    /// `key_end`: which noted member it is, if any (`name`, `_meta`).
     #[inline(always)]
-    fn is_name<const NAMED: bool>(&self, level: usize, at: usize, key_end: usize) -> bool {
-        NAMED && level == 1 && envelope::is_name_key(self.buf, at, key_end)
+    fn params_key<const NAMED: bool>(
+        &self,
+        level: usize,
+        at: usize,
+        key_end: usize,
+    ) -> Option<ParamsKey> {
+        if NAMED && level == 1 {
+            envelope::params_key(self.buf, at, key_end)
+        } else {
+            None
+        }
     }
 
     /// The container at `open` (nested at `depth`), iteratively: the offset after its close.
@@ -169,33 +178,35 @@ where
     #[inline(never)]
     fn container(&mut self, open: usize, depth: usize) -> Result<usize, Bail> {
         let mut pos = self.tokens.pos();
-        let end = self.container_at::<false>(open, depth, &mut pos, &mut Named::Unknown);
+        let mut unknown = Noted::UNKNOWN;
+        let end = self.container_at::<false>(open, depth, &mut pos, &mut unknown);
         self.tokens.set_pos(pos);
         end
     }
 
-    /// [`container`](Self::container) for the object `params`, noting its member `name`.
+    /// [`container`](Self::container) for the object `params`, noting its members `name`
+    /// and `_meta`.
     #[inline(never)]
-    fn container_named(&mut self, open: usize, name: &mut Named) -> Result<usize, Bail> {
+    fn container_named(&mut self, open: usize, noted: &mut Noted) -> Result<usize, Bail> {
         let mut pos = self.tokens.pos();
-        let end = self.container_at::<true>(open, 2, &mut pos, name);
+        let end = self.container_at::<true>(open, 2, &mut pos, noted);
         self.tokens.set_pos(pos);
         end
     }
 
-    /// The walk of [`container`](Self::container); with `NAMED`, the members `name` of the
-    /// outermost container (an object: `params`) go to `name`.
+    /// The walk of [`container`](Self::container); with `NAMED`, the members `name` and
+    /// `_meta` of the outermost container (an object: `params`) go to `noted`.
     #[inline(always)]
     fn container_at<const NAMED: bool>(
         &mut self,
         open: usize,
         depth: usize,
         pos: &mut Pos,
-        name: &mut Named,
+        noted: &mut Noted,
     ) -> Result<usize, Bail> {
-        // Where the value of a member `name` of the outermost object starts; its end is
+        // Where the value of a noted member of the outermost object starts; its end is
         // known when the walk is back at that object's level.
-        let mut pending: Option<usize> = None;
+        let mut pending: Option<(usize, ParamsKey)> = None;
         let mut nest = Nesting::new();
         let mut level = 0usize;
         let mut i = open;
@@ -220,8 +231,9 @@ where
                         }
                         _ if object => {
                             let (key_end, value) = self.member_at(t, pos)?;
-                            if self.is_name::<NAMED>(level, t, key_end) {
-                                pending = Some(value);
+                            if NAMED && level == 1 {
+                                pending =
+                                    self.params_key::<NAMED>(level, t, key_end).map(|k| (value, k));
                             }
                             i = value;
                             continue 'value;
@@ -241,8 +253,8 @@ where
                     return Ok(end);
                 }
                 if NAMED && level == 1 {
-                    if let Some(start) = pending.take() {
-                        name.found(envelope::span(start, end));
+                    if let Some((start, key)) = pending.take() {
+                        noted.found(key, envelope::span(start, end));
                     }
                 }
                 let t = self.next_at(pos)?;
@@ -252,8 +264,9 @@ where
                         let k = self.next_at(pos)?;
                         i = if object {
                             let (key_end, value) = self.member_at(k, pos)?;
-                            if self.is_name::<NAMED>(level, k, key_end) {
-                                pending = Some(value);
+                            if NAMED && level == 1 {
+                                pending =
+                                    self.params_key::<NAMED>(level, k, key_end).map(|k| (value, k));
                             }
                             value
                         } else {
@@ -372,13 +385,13 @@ where
     }
 
     #[inline(always)]
-    fn params(&mut self, at: usize) -> Result<(usize, Named), Bail> {
+    fn params(&mut self, at: usize) -> Result<(usize, Noted), Bail> {
         if !self.is(at, b'{') {
-            return Ok((self.skip(at, 2)?, Named::Missing));
+            return Ok((self.skip(at, 2)?, Noted::MISSING));
         }
-        let mut name = Named::Missing;
-        let end = self.container_named(at, &mut name)?;
-        Ok((end, name))
+        let mut noted = Noted::MISSING;
+        let end = self.container_named(at, &mut noted)?;
+        Ok((end, noted))
     }
 
     #[inline(always)]
@@ -472,46 +485,61 @@ pub(crate) mod tests {
         }
     }
 
-    /// Asked to, both strict walks note `params.name` (the exact one under 128 bytes, the
-    /// fast path at every level above), the same way; envelope mode does not look, and
-    /// neither walk does unasked.
+    /// Asked to, both strict walks note `params.name` and `params._meta` (the exact one
+    /// under 128 bytes, the fast path at every level above), the same way; envelope mode
+    /// does not look, and neither walk does unasked.
     #[test]
-    fn strict_walks_note_params_name() {
+    fn strict_walks_note_params_name_and_meta() {
         use crate::scan::envelope::Named;
-        let short = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":1},"name":"echo"}}"#.to_vec();
+        let short = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":1,"_meta":2},"name":"echo","_meta":{"progressToken":7}}}"#.to_vec();
         let mut long = short.clone();
         long.splice(1..1, format!(r#""pad":"{}","#, "x".repeat(120)).bytes());
-        let twice =
-            br#"{"jsonrpc":"2.0","method":"m","params":{"name":[1,{"name":2}],"n\u0061me":3}}"#;
-        for (msg, want) in
-            [(&short[..], Some(&b"\"echo\""[..])), (&long[..], Some(b"\"echo\"")), (twice, None)]
-        {
+        let twice = br#"{"jsonrpc":"2.0","method":"m","params":{"name":[1,{"name":2}],"n\u0061me":3,"_meta":{},"\u005f\u006d\u0065\u0074\u0061":4}}"#;
+        let escaped = br#"{"jsonrpc":"2.0","method":"m","params":{"\u005fmeta":{"progressToken":"t"},"_met":1,"_metaa":2,"nam\u0065":"n"}}"#;
+        let neither = br#"{"jsonrpc":"2.0","method":"m","params":{"names":1,"meta":{"_meta":1}}}"#;
+        let cases: &[(&[u8], Option<&[u8]>, Option<&[u8]>)] = &[
+            (&short, Some(br#""echo""#), Some(br#"{"progressToken":7}"#)),
+            (&long, Some(br#""echo""#), Some(br#"{"progressToken":7}"#)),
+            (twice, None, None),
+            (escaped, Some(br#""n""#), Some(br#"{"progressToken":"t"}"#)),
+            (neither, Some(b""), Some(b"")),
+        ];
+        // `Some(b"")`: missing; `None`: duplicate.
+        let check = |noted: Named, want: Option<&[u8]>, msg: &[u8]| match want {
+            Some(b"") => assert_eq!(noted, Named::Missing),
+            Some(want) => {
+                assert!(matches!(noted, Named::Unique(span) if span.of(msg) == want), "{noted:?}")
+            }
+            None => assert_eq!(noted, Named::Duplicate),
+        };
+        for &(msg, name, meta) in cases {
             let noting = Facts { note_params_name: true, ..Facts::default() };
             let mut exact = noting;
             assert_eq!(exact_walk::<true>(msg, 64, &mut exact), Ok(Top::Object));
-            match want {
-                Some(want) => assert!(
-                    matches!(exact.params_name, Named::Unique(span) if span.of(msg) == want),
-                    "{:?}",
-                    exact.params_name
-                ),
-                None => assert_eq!(exact.params_name, Named::Duplicate),
-            }
+            check(exact.params_name, name, msg);
+            check(exact.params_meta, meta, msg);
             for level in levels() {
                 let mut fast = noting;
                 assert_eq!(dispatch::strict_fast_at(level, msg, 64, &mut fast), Some(Top::Object));
                 assert_eq!(fast.params_name, exact.params_name, "{level:?}");
+                assert_eq!(fast.params_meta, exact.params_meta, "{level:?}");
                 // Not asked: not noted.
                 let mut quiet = Facts::default();
                 assert_eq!(dispatch::strict_fast_at(level, msg, 64, &mut quiet), Some(Top::Object));
-                assert_eq!(quiet.params_name, Named::Unknown);
+                assert_eq!(
+                    (quiet.params_name, quiet.params_meta),
+                    (Named::Unknown, Named::Unknown)
+                );
             }
             let mut quiet = Facts::default();
             assert_eq!(exact_walk::<true>(msg, 64, &mut quiet), Ok(Top::Object));
-            assert_eq!(quiet.params_name, Named::Unknown);
+            assert_eq!((quiet.params_name, quiet.params_meta), (Named::Unknown, Named::Unknown));
             let mut envelope = noting;
             assert_eq!(exact_walk::<false>(msg, 64, &mut envelope), Ok(Top::Object));
-            assert_eq!(envelope.params_name, Named::Unknown);
+            assert_eq!(
+                (envelope.params_name, envelope.params_meta),
+                (Named::Unknown, Named::Unknown)
+            );
         }
     }
 

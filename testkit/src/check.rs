@@ -198,11 +198,14 @@ pub fn agree(msg: &[u8], got: &Outcome<'_>, want: &oracle::Verdict) {
     }
 }
 
-/// `params.name` as the walk noted it is what a walk of `params` by `Raw::get` finds, and
-/// a parser noting it (`Parser::note_params_name`) gives the same message.
+/// `params.name` and `params._meta` as the walk noted them are what a walk of `params` by
+/// `Raw::get` finds, and a parser noting them (`Parser::note_params_name`) gives the same
+/// message.
 pub fn params_name_agrees(m: &Message<'_>) {
     let walked = m.params().map_or(rpcscan::Field::Missing, |p| p.get("name"));
+    let walked_meta = m.params().map_or(rpcscan::Field::Missing, |p| p.get("_meta"));
     assert_eq!(m.params_name(), walked, "params.name of {}", show(m.as_bytes()));
+    assert_eq!(m.params_meta(), walked_meta, "params._meta of {}", show(m.as_bytes()));
     if cfg!(miri) {
         // Two more parses per message: native runs (and the fuzz targets) cover them.
         return;
@@ -216,6 +219,8 @@ pub fn params_name_agrees(m: &Message<'_>) {
             assert_eq!(noted, *m, "noting params.name changes {}", show(m.as_bytes()));
         }
         assert_eq!(noted.params_name(), walked, "noted params.name of {}", show(m.as_bytes()));
+        let meta = noted.params_meta();
+        assert_eq!(meta, walked_meta, "noted params._meta of {}", show(m.as_bytes()));
     }
 }
 

@@ -28,7 +28,14 @@ use std::time::Duration;
 use rpcscan::pair::{Directions, Event, Fact, Pairing, Position, Summary};
 use rpcscan::Kind;
 
-use crate::input::{extract, Command, Item, Source, Verdict};
+use crate::input::{extract, Command, Item, Settings, Source, Verdict};
+
+/// The settings of a pairing run: `settings` with a parser that notes `params.name` and
+/// `params._meta` on its way (`rpcscan::Parser::note_params_name`), so that a request's
+/// tool and progress token take no second walk of `params`. Verdicts are the same.
+pub fn settings(settings: Settings) -> Settings {
+    Settings { parser: settings.parser.note_params_name(true), ..settings }
+}
 
 /// What a product does with the events the matcher settles: its output, and nothing else.
 pub trait Report: Sync {
