@@ -497,7 +497,9 @@ pub(crate) mod tests {
         let twice = br#"{"jsonrpc":"2.0","method":"m","params":{"name":[1,{"name":2}],"n\u0061me":3,"_meta":{},"\u005f\u006d\u0065\u0074\u0061":4}}"#;
         let escaped = br#"{"jsonrpc":"2.0","method":"m","params":{"\u005fmeta":{"progressToken":"t"},"_met":1,"_metaa":2,"nam\u0065":"n"}}"#;
         let neither = br#"{"jsonrpc":"2.0","method":"m","params":{"names":1,"meta":{"_meta":1}}}"#;
-        let cases: &[(&[u8], Option<&[u8]>, Option<&[u8]>)] = &[
+        // (message, params.name, params._meta)
+        type Case<'c> = (&'c [u8], Option<&'c [u8]>, Option<&'c [u8]>);
+        let cases: &[Case<'_>] = &[
             (&short, Some(br#""echo""#), Some(br#"{"progressToken":7}"#)),
             (&long, Some(br#""echo""#), Some(br#"{"progressToken":7}"#)),
             (twice, None, None),
