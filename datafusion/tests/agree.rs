@@ -1,7 +1,8 @@
 //! One table of logs (`tests/data/agree/`), every product: through the SQL functions, each
 //! log gives the messages, kinds and invalid reasons of `expected.json`, which the CLI
 //! (cli/tests/agree.rs) and the Python package (python/tests/test_agree.py) are held to too.
-//! The message is taken out of each line with SQL as a user would: `regexp_replace` for a
+//! The message is taken out of each line (`rpc_text(line)`, the `lines` column as text) with
+//! SQL as a user would: `regexp_replace` for a
 //! `--line-format` log, `json_get_str` for a message held as a JSON string field,
 //! `json_get_json` for rpcscan's own proxy and gateway logs (their `proxy` records left
 //! out). Pairing is the CLI's and Python's: SQL has no matcher.
@@ -26,18 +27,21 @@ fn message(case: &Value) -> (String, String) {
         // The prefix before `(?<msg>.*)$`, as a plain regular expression.
         let prefix = format.strip_suffix("(?<msg>.*)$").expect("a format ending in its message");
         let prefix = prefix.replace("(?<ts>", "(").replace("(?<dir>", "(").replace('\'', "''");
-        return (format!("regexp_replace(line, '{prefix}', '')"), format!("line ~ '{prefix}'"));
+        return (
+            format!("regexp_replace(rpc_text(line), '{prefix}', '')"),
+            format!("rpc_text(line) ~ '{prefix}'"),
+        );
     }
     if let Some(field) = case["json_field"].as_str() {
-        let get = format!("json_get_str(line, '{field}')");
+        let get = format!("json_get_str(rpc_text(line), '{field}')");
         return (get.clone(), format!("{get} IS NOT NULL"));
     }
     if case["file"].as_str().is_some_and(|f| f.ends_with(".ndjson")) {
         return ("line".to_owned(), "true".to_owned());
     }
     // An rpcscan proxy or gateway log: traffic records only.
-    let get = "json_get_json(line, 'msg')".to_owned();
-    (get.clone(), format!("json_get_str(line, 'dir') <> 'proxy' AND {get} IS NOT NULL"))
+    let get = "json_get_json(rpc_text(line), 'msg')".to_owned();
+    (get.clone(), format!("json_get_str(rpc_text(line), 'dir') <> 'proxy' AND {get} IS NOT NULL"))
 }
 
 #[tokio::test]
@@ -62,10 +66,11 @@ async fn the_sql_functions_give_the_expected_kinds() {
              FROM (SELECT {msg} AS m FROM logs WHERE {holds}) GROUP BY 1, 2"
         );
         let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
-        let mut kinds: BTreeMap<String, u64> = ["request", "notification", "result", "error", "invalid"]
-            .iter()
-            .map(|k| (k.to_string(), 0))
-            .collect();
+        let mut kinds: BTreeMap<String, u64> =
+            ["request", "notification", "result", "error", "invalid"]
+                .iter()
+                .map(|k| (k.to_string(), 0))
+                .collect();
         let mut reasons = BTreeMap::new();
         let mut messages = 0;
         for batch in &batches {
