@@ -38,7 +38,7 @@ rustup target add wasm32-unknown-unknown >/dev/null 2>&1 ||
 
 echo "--- cargo fmt --check, clippy, unit tests (js/)"
 # Only this workspace's crates: `--all` would also check the path dependencies (the root crate).
-cargo fmt -p rpcscan-js-core -p rpcscan-napi -p rpcscan-wasm -- --check
+cargo fmt -p rpcscan-js-core -p rpcscan-napi -p rpcscan-wasm -p rpcscan-js-bench-corpus -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo clippy -p rpcscan-wasm --target wasm32-unknown-unknown -- -D warnings
 cargo test -q -p rpcscan-js-core -p rpcscan-wasm
@@ -63,5 +63,8 @@ echo "--- node --test (each test on the N-API and the WebAssembly build)"
 
 echo "--- the example gateway between the official SDK client and server-everything (examples/interop.sh)"
 bash examples/interop.sh
+
+echo "--- the benchmark script in check mode: every contender's kinds, no timing (bench/bench.mjs)"
+"$node" bench/bench.mjs --check
 
 echo "js package CI took $((SECONDS - start))s"

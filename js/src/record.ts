@@ -122,6 +122,7 @@ const ID_STRING = 2;
 const ID_NULL = 3;
 const TEXT_ASCII = 0;
 const TEXT_UTF8 = 1;
+const TEXT_ESCAPED = 2;
 
 const utf8 = new TextDecoder("utf-8", { fatal: false });
 
@@ -218,7 +219,9 @@ export function idOf(
   }
   if (type === ID_STRING) {
     const raw = how === TEXT_ASCII ? ascii(bytes, start, len) : text(bytes, start, len);
-    return { raw, value: jsonText(bytes, start + 1, len - 2, how) };
+    // Without escapes the text is the raw text between the quotes.
+    const value = how === TEXT_ESCAPED ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+    return { raw, value };
   }
   if (type === ID_NULL) return { raw: "null", value: null };
   return null;
