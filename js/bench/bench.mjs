@@ -19,7 +19,7 @@
 // checks that every contender gives the same kinds (js/ci.sh runs it).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
+import { cpus, homedir, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 
 import * as napi from "../dist/index.js";
@@ -40,7 +40,8 @@ await wasm.init(readFileSync(new URL("../dist/rpcscan.wasm", import.meta.url)));
 
 /** About `mb` MB of NDJSON of `shape`, cached under the cargo target dir. */
 function corpus(shape) {
-  const target = process.env.CARGO_TARGET_DIR ?? `${JS}/target`;
+  // js/ci.sh's target dir, where the corpus crate is built too.
+  const target = process.env.RPCSCAN_JS_TARGET ?? process.env.CARGO_TARGET_DIR ?? `${homedir()}/.cache/rpcscan/target-js`;
   const dir = `${target}/js-bench-corpus`;
   const file = `${dir}/${shape}-${mb}.ndjson`;
   if (!existsSync(file)) {
@@ -48,7 +49,7 @@ function corpus(shape) {
     const out = execFileSync(
       "cargo",
       ["run", "-q", "--release", "-p", "rpcscan-js-bench-corpus", "--", shape, String(Math.round(mb * 1e6)), "1"],
-      { cwd: JS, maxBuffer: 1 << 30 },
+      { cwd: JS, maxBuffer: 1 << 30, env: { ...process.env, CARGO_TARGET_DIR: target } },
     );
     writeFileSync(file, out);
   }
