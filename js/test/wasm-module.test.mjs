@@ -1,0 +1,38 @@
+// The WebAssembly build is fit for edge runtimes: the module imports nothing, and
+// rpcscan/wasm's JavaScript (dist/wasm.js and what it imports) uses no Node API.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+const dist = new URL("../dist/", import.meta.url);
+
+test("the module has no imports and exports its memory", () => {
+  const module = new WebAssembly.Module(readFileSync(new URL("rpcscan.wasm", dist)));
+  assert.deepEqual(WebAssembly.Module.imports(module), []);
+  const names = WebAssembly.Module.exports(module).map((e) => e.name);
+  assert.ok(names.includes("memory") && names.includes("rpcscan_parse"), names.join(" "));
+});
+
+test("rpcscan/wasm's JavaScript imports only its own files", () => {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(new URL(file, dist), "utf8");
+    assert.doesNotMatch(source, /\brequire\(|\bprocess\.|\bBuffer\.|node:/, file);
+    for (const [, spec] of source.matchAll(/(?:^|\n)\s*(?:import|export)\b[^"']*?from\s+["']([^"']+)["']/g)) {
+      assert.ok(spec.startsWith("./"), `${file} imports ${spec}`);
+      visit(spec.slice(2));
+    }
+  };
+  visit("wasm.js");
+  assert.deepEqual([...seen].sort(), ["api.js", "record.js", "wasm.js"]);
+});
+
+test("init fails loudly before the module is there", async () => {
+  // A fresh copy of the entry (a query string makes it a new module instance).
+  const fresh = await import(new URL("wasm.js?fresh", dist).href);
+  assert.throws(() => fresh.classify("{}"), /call init\(\)/);
+  fresh.initSync(new WebAssembly.Module(readFileSync(new URL("rpcscan.wasm", dist))));
+  assert.equal(fresh.classify('{"jsonrpc":"2.0","method":"x"}'), "notification");
+});
