@@ -208,16 +208,7 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
                         Err(inv) => Verdict::Invalid(inv),
                     }
                 };
-                let item = Item {
-                    offset,
-                    line: line + (i - start) as u64,
-                    bytes,
-                    record: bytes,
-                    ts: None,
-                    dir: None,
-                    request_id: None,
-                    verdict,
-                };
+                let item = Item::bare(offset, line + (i - start) as u64, bytes, verdict);
                 cmd.item(&source, &item, &mut out, &mut tally);
                 offset += bytes.len() as u64 + 1;
             }

@@ -189,6 +189,14 @@ pub enum Verdict<'a> {
     },
 }
 
+impl<'a> Item<'a> {
+    /// A message that is its own record (bare NDJSON, a framed stream, an Arrow element):
+    /// no log line around it, so no timestamp, direction or request id.
+    pub fn bare(offset: u64, line: u64, bytes: &'a [u8], verdict: Verdict<'a>) -> Item<'a> {
+        Item { offset, line, bytes, record: bytes, ts: None, dir: None, request_id: None, verdict }
+    }
+}
+
 impl Verdict<'_> {
     /// The kind, `invalid` for skipped frames.
     pub fn kind(&self) -> Kind {

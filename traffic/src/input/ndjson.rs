@@ -100,16 +100,7 @@ impl<C: Command> NdjsonScan<'_, C> {
             Verdict::Skipped { .. } => &[][..],
             _ => bytes,
         };
-        let item = Item {
-            offset: self.base + at as u64,
-            line,
-            bytes,
-            record: bytes,
-            ts: None,
-            dir: None,
-            request_id: None,
-            verdict,
-        };
+        let item = Item::bare(self.base + at as u64, line, bytes, verdict);
         self.cmd.item(self.source, &item, self.out, self.tally);
     }
 

@@ -72,16 +72,8 @@ impl Block {
                 scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally)
             }
             Block::TooLarge { source, offset, line, len } => {
-                let item = Item {
-                    offset: *offset,
-                    line: *line,
-                    bytes: &[],
-                    record: &[],
-                    ts: None,
-                    dir: None,
-                    request_id: None,
-                    verdict: Verdict::Skipped { reason: Reason::TooLarge, len: *len },
-                };
+                let skipped = Verdict::Skipped { reason: Reason::TooLarge, len: *len };
+                let item = Item::bare(*offset, *line, &[], skipped);
                 cmd.item(source, &item, out, tally);
                 0
             }

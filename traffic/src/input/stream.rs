@@ -103,30 +103,13 @@ impl<C: Command> Stream<'_, C> {
             Ok(m) => Verdict::Message(m),
             Err(inv) => Verdict::Invalid(inv),
         };
-        let item = Item {
-            offset,
-            line: 0,
-            bytes,
-            record: bytes,
-            ts: None,
-            dir: None,
-            request_id: None,
-            verdict,
-        };
+        let item = Item::bare(offset, 0, bytes, verdict);
         self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 
     fn bad_frame(&mut self, e: &FrameError) {
-        let item = Item {
-            offset: e.offset(),
-            line: 0,
-            bytes: &[],
-            record: &[],
-            ts: None,
-            dir: None,
-            request_id: None,
-            verdict: Verdict::Skipped { reason: e.reason(), len: e.len() },
-        };
+        let skipped = Verdict::Skipped { reason: e.reason(), len: e.len() };
+        let item = Item::bare(e.offset(), 0, &[], skipped);
         self.cmd.item_in_order(self.source, &item, &mut self.pending, self.tally);
     }
 }
