@@ -1,11 +1,15 @@
 //! A real cluster on loopback: `rpcscan-scheduler` and two `rpcscan-executor` processes on
 //! free 127.0.0.1 ports. The distributed `GROUP BY` (a shuffle) must equal the embedded run
 //! for a directory, globs, a list, gzip/zstd files, a 17 MiB line (`too_large`), the
-//! metadata columns and a smaller message size limit; a missing path must fail on both with
-//! its name, and so must a line that cannot be cast to text (with its file and line);
-//! `rpcscan-sql --scheduler` must print the embedded answer; tasks must have run on both
-//! executors, and every process is stopped at the end, also when the test fails (the
-//! guard's `Drop`).
+//! metadata columns and a smaller message size limit; a missing path, an empty directory
+//! and a glob matching nothing must fail on both with its name, and so must a line that
+//! cannot be cast to text (with its file and line); `rpcscan-sql --scheduler` must print
+//! the embedded answer; tasks must have run on both executors, and every process is stopped
+//! at the end, also when the test fails (the guard's `Drop`).
+//!
+//! A second cluster runs every `rpcscan-sql` command of the READMEs (datafusion/README.md,
+//! ballista/README.md) as written, embedded and with `--scheduler`, and checks the metadata
+//! columns of random rows against the files they name, through the shell on both.
 
 use std::fs::File;
 use std::net::TcpListener;
@@ -163,34 +167,11 @@ fn total(table: &str) -> u64 {
         .sum()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn scheduler_and_two_executors_on_loopback() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir(&data).unwrap();
-    write_logs(&data);
-    // Not `.ndjson`: in the directory, outside the glob.
-    std::fs::write(data.join("other.log"), "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n")
-        .unwrap();
-    // part-0 compressed: by extension (gzip, zstd) and by option (gzip without `.gz`).
-    let packed = tmp.path().join("packed");
-    std::fs::create_dir(&packed).unwrap();
-    let part0 = std::fs::read(data.join("part-0.ndjson")).unwrap();
-    use rpcscan_datafusion::lines::FileCompressionType as C;
-    std::fs::write(packed.join("p.ndjson.gz"), compress(&part0, C::GZIP).await).unwrap();
-    std::fs::write(packed.join("p.ndjson.zst"), compress(&part0, C::ZSTD).await).unwrap();
-    let other = tmp.path().join("other-packed");
-    std::fs::create_dir(&other).unwrap();
-    std::fs::write(other.join("named.log"), compress(&part0, C::GZIP).await).unwrap();
-    let packed_named = other;
-    // One line over the CLI's default limit (16 MiB), then a small one.
-    let big = tmp.path().join("big.ndjson");
-    let mut text = br#"{"jsonrpc":"2.0","result":""#.to_vec();
-    text.resize(text.len() + 17 * 1024 * 1024, b'a');
-    text.extend_from_slice(b"\",\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":2}\n");
-    std::fs::write(&big, text).unwrap();
-
-    let mut cluster = Cluster { children: Vec::new(), logs: tmp.path().to_path_buf() };
+/// `rpcscan-scheduler` and two `rpcscan-executor`s on free loopback ports, their logs and
+/// work directories in `dir`, once both executors have registered; and the scheduler's
+/// `HOST:PORT`.
+fn start_cluster(dir: &Path) -> (Cluster, String) {
+    let mut cluster = Cluster { children: Vec::new(), logs: dir.to_path_buf() };
     let ports = free_ports(7);
     let scheduler_port = ports[0].to_string();
     cluster.spawn(
@@ -211,7 +192,7 @@ async fn scheduler_and_two_executors_on_loopback() {
         .map(String::from),
     );
     for (e, name) in ["executor-1", "executor-2"].iter().enumerate() {
-        let work = tmp.path().join(name);
+        let work = dir.join(name);
         std::fs::create_dir(&work).unwrap();
         let [flight, grpc, health] =
             [ports[1 + 3 * e], ports[2 + 3 * e], ports[3 + 3 * e]].map(|p| p.to_string());
@@ -249,7 +230,37 @@ async fn scheduler_and_two_executors_on_loopback() {
         ["executor-1", "executor-2"].iter().all(|n| c.log(n).contains("registration succeed"))
     });
 
-    let scheduler = format!("127.0.0.1:{scheduler_port}");
+    (cluster, format!("127.0.0.1:{scheduler_port}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduler_and_two_executors_on_loopback() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    write_logs(&data);
+    // Not `.ndjson`: in the directory, outside the glob.
+    std::fs::write(data.join("other.log"), "{}\n[]\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":1}\n")
+        .unwrap();
+    // part-0 compressed: by extension (gzip, zstd) and by option (gzip without `.gz`).
+    let packed = tmp.path().join("packed");
+    std::fs::create_dir(&packed).unwrap();
+    let part0 = std::fs::read(data.join("part-0.ndjson")).unwrap();
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    std::fs::write(packed.join("p.ndjson.gz"), compress(&part0, C::GZIP).await).unwrap();
+    std::fs::write(packed.join("p.ndjson.zst"), compress(&part0, C::ZSTD).await).unwrap();
+    let other = tmp.path().join("other-packed");
+    std::fs::create_dir(&other).unwrap();
+    std::fs::write(other.join("named.log"), compress(&part0, C::GZIP).await).unwrap();
+    let packed_named = other;
+    // One line over the CLI's default limit (16 MiB), then a small one.
+    let big = tmp.path().join("big.ndjson");
+    let mut text = br#"{"jsonrpc":"2.0","result":""#.to_vec();
+    text.resize(text.len() + 17 * 1024 * 1024, b'a');
+    text.extend_from_slice(b"\",\"id\":1}\n{\"jsonrpc\":\"2.0\",\"result\":1,\"id\":2}\n");
+    std::fs::write(&big, text).unwrap();
+
+    let (cluster, scheduler) = start_cluster(tmp.path());
     let remote = rpcscan_ballista::remote_context(&scheduler).await.unwrap();
     let local = rpcscan_ballista::local_context().unwrap();
     let d = data.display();
@@ -301,6 +312,17 @@ async fn scheduler_and_two_executors_on_loopback() {
         for ctx in [&remote, &local] {
             let err = query(ctx, name, &location).await.unwrap_err();
             assert!(err.contains("no-such-"), "{name}: the error names the path: {err}");
+        }
+    }
+    // A location that matches no file (an empty directory, a glob matching nothing) too.
+    std::fs::create_dir(tmp.path().join("empty")).unwrap();
+    for (name, location, named) in [
+        ("empty_dir", format!("'{}/empty/'", tmp.path().display()), "empty/"),
+        ("no_match", format!("'{d}/*.nothing'"), "*.nothing"),
+    ] {
+        for ctx in [&remote, &local] {
+            let err = query(ctx, name, &location).await.unwrap_err();
+            assert!(err.contains(named) && err.contains("no file"), "{name}: {err}");
         }
     }
     assert!(rpcscan_datafusion::LinesTable::try_new([missing.as_str()])
@@ -385,5 +407,207 @@ async fn scheduler_and_two_executors_on_loopback() {
         cluster.log("executor-1"),
         cluster.log("executor-2")
     );
+    cluster.stop();
+}
+
+/// The logs the README commands read: `/tmp/x.ndjson` (the sample three times, a CRLF line,
+/// blank lines and a line that is not UTF-8), `/var/log/mcp/` (two files) and
+/// `/var/log/mcp-archive/` (gzip files without `.gz`).
+async fn readme_logs(dir: &Path) -> [(&'static str, String); 3] {
+    let sample =
+        std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/mcp-traffic.ndjson"))
+            .unwrap();
+    let mut big = sample.repeat(3);
+    big.extend_from_slice(b"\n \t\n{\"jsonrpc\":\"2.0\",\"method\":\"crlf\"}\r\n\xff\xfe\n");
+    big.extend_from_slice(&sample);
+    std::fs::write(dir.join("x.ndjson"), &big).unwrap();
+    let mcp = dir.join("mcp");
+    std::fs::create_dir(&mcp).unwrap();
+    std::fs::write(mcp.join("a.log"), &sample).unwrap();
+    std::fs::write(mcp.join("b.log"), &big).unwrap();
+    let archive = dir.join("mcp-archive");
+    std::fs::create_dir(&archive).unwrap();
+    use rpcscan_datafusion::lines::FileCompressionType as C;
+    std::fs::write(archive.join("2026-11-30.log"), compress(&sample, C::GZIP).await).unwrap();
+    std::fs::write(archive.join("2026-12-01.log"), compress(&big, C::GZIP).await).unwrap();
+    [
+        ("/var/log/mcp-archive/", format!("{}/", archive.display())),
+        ("/var/log/mcp/", format!("{}/", mcp.display())),
+        ("/tmp/x.ndjson", dir.join("x.ndjson").display().to_string()),
+    ]
+}
+
+/// The fenced blocks of a Markdown file: (language, text).
+fn fenced_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in markdown.lines() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(lang)) => open = Some((lang.trim().to_string(), String::new())),
+            (Some(_), Some(_)) => blocks.extend(open.take()),
+            (Some((_, text)), None) => {
+                text.push_str(line);
+                text.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// The `target/release/rpcscan-sql` commands of a shell block, each whole: lines joined
+/// while a quote is open or a line ends with `\`.
+fn shell_commands(block: &str) -> Vec<String> {
+    let mut commands = Vec::new();
+    let mut current: Option<String> = None;
+    for line in block.lines() {
+        let command = match current.take() {
+            Some(mut command) => {
+                command.push('\n');
+                command.push_str(line);
+                command
+            }
+            None if line.trim_start().starts_with("target/release/rpcscan-sql") => line.to_string(),
+            None => continue,
+        };
+        let (mut single, mut double) = (false, false);
+        for c in command.chars() {
+            match c {
+                '\'' if !double => single = !single,
+                '"' if !single => double = !double,
+                _ => {}
+            }
+        }
+        if single || double || command.ends_with('\\') {
+            current = Some(command);
+        } else {
+            commands.push(command);
+        }
+    }
+    assert!(current.is_none(), "an unfinished command: {current:?}");
+    commands
+}
+
+/// Runs a shell command line in `datafusion/` (where the READMEs' paths start); its
+/// standard output, without the timings (`Elapsed ...`), which differ between runs.
+fn run_shell(command: &str) -> String {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../datafusion"))
+        .env("HOME", env!("CARGO_TARGET_TMPDIR"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.is_empty(), "{command}\n{stdout}\n{stderr}");
+    stdout.lines().filter(|l| !l.starts_with("Elapsed ")).map(|l| format!("{l}\n")).collect()
+}
+
+/// Single quotes for `sh`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readme_commands_embedded_and_on_the_cluster() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = readme_logs(tmp.path()).await;
+    let (cluster, scheduler) = start_cluster(tmp.path());
+    let exe = env!("CARGO_BIN_EXE_rpcscan-sql");
+    let localize = |text: &str| {
+        logs.iter().fold(text.to_string(), |text, (path, generated)| text.replace(path, generated))
+    };
+    // (where, command as written in the README with its paths made local)
+    let mut commands: Vec<(String, String)> = Vec::new();
+    let mut expected: Vec<(String, String)> = Vec::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for readme in ["datafusion/README.md", "ballista/README.md"] {
+        let blocks = fenced_blocks(&std::fs::read_to_string(root.join(readme)).unwrap());
+        for (i, (lang, text)) in blocks.iter().enumerate() {
+            if lang == "sh" {
+                let found = shell_commands(text);
+                // A text block right after a block of commands is what they print.
+                if let (false, Some((next, output))) = (found.is_empty(), blocks.get(i + 1)) {
+                    if next == "text" {
+                        expected.push((found.join("\n"), output.clone()));
+                    }
+                }
+                commands.extend(found.into_iter().map(|c| (readme.to_string(), c)));
+            } else if lang == "sql" && text.contains("STORED AS LINES") {
+                let command = format!("target/release/rpcscan-sql -q -c {}", quoted(text));
+                commands.push((format!("{readme} (SQL)"), command));
+            }
+        }
+    }
+    assert!(commands.len() >= 6, "the READMEs' commands: {commands:#?}");
+    assert!(!expected.is_empty(), "a README command with its output");
+
+    for (readme, command) in &commands {
+        let local = localize(command).replace("target/release/rpcscan-sql", exe);
+        let scheduler_flag = format!("--scheduler {scheduler} ");
+        let (embedded, distributed) = match local.contains("--scheduler 127.0.0.1:50050") {
+            true => (
+                local.replace("--scheduler 127.0.0.1:50050 ", ""),
+                local.replace("--scheduler 127.0.0.1:50050 ", &scheduler_flag),
+            ),
+            false => (local.clone(), local.replacen(exe, &format!("{exe} {scheduler_flag}"), 1)),
+        };
+        let embedded_out = run_shell(&embedded);
+        let distributed_out = run_shell(&distributed);
+        println!("{readme}: {command}\n{embedded_out}");
+        assert!(!embedded_out.trim().is_empty(), "{readme}: {command} printed nothing");
+        assert_eq!(
+            embedded_out, distributed_out,
+            "{readme}: {command}: cluster and embedded differ"
+        );
+        if let Some((_, want)) = expected.iter().find(|(c, _)| c.contains(command.as_str())) {
+            assert_eq!(&embedded_out, want, "{readme}: {command} prints what the README shows");
+        }
+    }
+
+    // The metadata columns name the file, line and offset of each line: random rows, read
+    // back from the files, through the shell embedded and on the cluster, with the option
+    // in SQL and with the switch.
+    let mcp = &logs[1].1;
+    let query = "SELECT _file, _line, _offset, encode(line, 'hex') AS hex FROM traced \
+                 ORDER BY random() LIMIT 25";
+    let create = format!(
+        "CREATE EXTERNAL TABLE traced STORED AS LINES LOCATION '{mcp}' \
+         OPTIONS ('format.metadata_columns' 'true');"
+    );
+    let runs = [
+        format!("{exe} -q --format csv -c {} {}", quoted(&create), quoted(query)),
+        format!("{exe} -q --format csv --scheduler {scheduler} -c {} {}", quoted(&create), quoted(query)),
+        format!("{exe} -q --format csv --table traced={mcp} --metadata-columns {}", quoted(query)),
+        format!(
+            "{exe} {} --scheduler {scheduler} --format csv --metadata-columns -q --table traced={mcp}",
+            quoted(query)
+        ),
+    ];
+    for run in &runs {
+        let out = run_shell(run);
+        let rows: Vec<&str> = out.lines().skip(1).collect();
+        assert_eq!(rows.len(), 25, "{run}\n{out}");
+        for row in rows {
+            let fields: Vec<&str> = row.split(',').collect();
+            let &[file, line, offset, hex] = &fields[..] else { panic!("{run}: {row}") };
+            let (line, offset): (usize, usize) = (line.parse().unwrap(), offset.parse().unwrap());
+            let bytes: Vec<u8> = (0..hex.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+                .collect();
+            let content = std::fs::read(file).unwrap();
+            assert!(content[offset..].starts_with(&bytes), "{run}: {row}: not at its offset");
+            let after = &content[offset + bytes.len()..];
+            assert!(
+                after.is_empty() || after.starts_with(b"\n") || after.starts_with(b"\r\n"),
+                "{run}: {row}: the whole line"
+            );
+            let newlines = content[..offset].iter().filter(|&&b| b == b'\n').count();
+            assert_eq!(line, newlines + 1, "{run}: {row}: its line number");
+        }
+    }
     cluster.stop();
 }

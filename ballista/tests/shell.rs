@@ -1,7 +1,9 @@
 //! `rpcscan-sql` is DataFusion's shell (datafusion-cli) with rpcscan's functions and
-//! `STORED AS LINES`: `-c` and positional SQL, `-f FILE`, piped standard input, the output
-//! formats, `;` inside quotes, and errors (non-zero exit, the message on standard error).
-//! Every count is checked against the same query run through the library in-process.
+//! `STORED AS LINES`: `-c` and positional SQL before or after the options, `-f FILE`, piped
+//! standard input, the output formats, `;` inside quotes, `lines` options (in SQL and as
+//! switches), and errors (exit code 1, the message on standard error, also for a failed
+//! statement of a script). Every count is checked against the same query run through the
+//! library in-process.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -31,6 +33,14 @@ fn shell(args: &[&str], stdin: Option<&str>) -> Output {
     input.write_all(stdin.unwrap_or("").as_bytes()).unwrap();
     drop(input);
     child.wait_with_output().unwrap()
+}
+
+fn failed(args: &[&str], stdin: Option<&str>) -> (String, String) {
+    let out = shell(args, stdin);
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{args:?}: exit code 1\n{stdout}\n{stderr}");
+    (stdout, stderr)
 }
 
 fn ok(args: &[&str], stdin: Option<&str>) -> String {
@@ -161,4 +171,152 @@ fn errors_exit_non_zero_with_the_message_on_standard_error() {
     let out = shell(&["--table", "logs=/no/such/dir/x.ndjson", "-c", "SELECT 1"], None);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/dir/x.ndjson"));
+}
+
+#[tokio::test]
+async fn sql_and_options_in_any_order() {
+    let want = expected_csv().await;
+    let table = format!("logs={}", sample().display());
+    assert_eq!(ok(&["SELECT 1 AS one", "--format", "csv", "-q"], None), "one\n1\n");
+    assert_eq!(ok(&["-q", QUERY, "--table", &table, "--format", "csv"], None), want);
+    assert_eq!(ok(&[QUERY, "-q", "--format=csv", "--table", &table], None), want);
+    // Positional SQL and -c run in command-line order.
+    assert_eq!(
+        ok(
+            &["SELECT 1 AS a", "-q", "-c", "SELECT 2 AS b", "--format", "csv", "SELECT 3 AS c"],
+            None
+        ),
+        "a\n1\nb\n2\nc\n3\n"
+    );
+    // SQL that starts with a comment is SQL, not an unknown option.
+    assert_eq!(ok(&["--format", "csv", "-q", "-- the answer\nSELECT 42 AS n"], None), "n\n42\n");
+
+    // The table is checked before any SQL runs: the error names the path.
+    let (stdout, stderr) =
+        failed(&["-q", "SELECT count(*) AS n FROM logs", "--table", "logs=/no/such"], None);
+    assert!(stdout.is_empty() && stderr.contains("'/no/such'"), "{stderr}");
+}
+
+/// A log of `n` numbered requests (`id` = line number), one `invalid` line every 10th line.
+fn numbered_log(n: usize) -> String {
+    (1..=n)
+        .map(|i| match i % 10 {
+            0 => format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":7}}\n"),
+            _ => format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"m\"}}\n"),
+        })
+        .collect()
+}
+
+/// `text` compressed with DataFusion's own gzip encoder.
+async fn gzip(text: &str) -> Vec<u8> {
+    use futures::StreamExt;
+    use rpcscan_datafusion::lines::FileCompressionType;
+    let input = futures::stream::iter([Ok(bytes::Bytes::copy_from_slice(text.as_bytes()))]);
+    let stream = FileCompressionType::GZIP.convert_to_compress_stream(input.boxed()).unwrap();
+    let chunks = stream.collect::<Vec<_>>().await;
+    chunks.into_iter().flat_map(|c| c.unwrap().to_vec()).collect()
+}
+
+#[tokio::test]
+async fn lines_options_in_sql_and_as_switches() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(dir.path().join("a.log"), numbered_log(30)).unwrap();
+    std::fs::create_dir(dir.path().join("packed")).unwrap();
+    std::fs::write(dir.path().join("packed/b.log"), gzip(&numbered_log(20)).await).unwrap();
+    // The invalid lines of a.log, traced to their file, line and offset.
+    let offset = |i: usize| numbered_log(i - 1).len();
+    let traced: String =
+        [10, 20, 30].iter().map(|&i| format!("{d}/a.log,{i},{},bad_method\n", offset(i))).collect();
+    let trace = "SELECT _file, _line, _offset, rpc_invalid_reason(line) AS reason FROM t \
+                 WHERE rpc_kind(line) = 'invalid' ORDER BY _line";
+    let by_sql = format!(
+        "CREATE EXTERNAL TABLE t STORED AS LINES LOCATION '{d}/a.log' \
+         OPTIONS ('format.metadata_columns' 'true'); {trace}"
+    );
+    let want = format!("_file,_line,_offset,reason\n{traced}");
+    assert_eq!(ok(&["-q", "--format", "csv", "-c", &by_sql], None), want);
+    assert_eq!(ok(&["-q", "--format", "csv"], Some(&by_sql)), want);
+    let script = dir.path().join("trace.sql");
+    std::fs::write(&script, by_sql.replace("; ", ";\n")).unwrap();
+    assert_eq!(ok(&["-q", "--format", "csv", "-f", script.to_str().unwrap()], None), want);
+    let table = format!("t={d}/a.log");
+    assert_eq!(
+        ok(&["-q", "--format", "csv", "--table", &table, "--metadata-columns", trace], None),
+        want
+    );
+
+    // gzip without `.gz`: by the option, and by the switch.
+    let count =
+        "SELECT count(*) AS n, count(*) FILTER (WHERE rpc_kind(line) = 'invalid') AS bad FROM p";
+    let by_sql = format!(
+        "CREATE EXTERNAL TABLE p STORED AS LINES LOCATION '{d}/packed/' \
+         OPTIONS ('format.compression' 'gzip'); {count}"
+    );
+    assert_eq!(ok(&["-q", "--format", "csv", &by_sql], None), "n,bad\n20,2\n");
+    let table = format!("p={d}/packed/");
+    assert_eq!(
+        ok(&["-q", "--format", "csv", "--table", &table, "--compression", "gzip", count], None),
+        "n,bad\n20,2\n"
+    );
+    // Unknown values are errors, as in the library (clap's: exit code 2).
+    let out = shell(&["--table", &table, "--compression", "lz4", count], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("'lz4'"));
+    let bad = format!(
+        "CREATE EXTERNAL TABLE x STORED AS LINES LOCATION '{d}/a.log' OPTIONS ('format.nope' '1')"
+    );
+    let (_, stderr) = failed(&["-c", &bad], None);
+    assert!(stderr.contains("unknown option 'format.nope'"), "{stderr}");
+}
+
+#[test]
+fn a_location_that_matches_no_file_fails_the_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::write(dir.path().join("a.ndjson"), "{}\n").unwrap();
+    let glob = format!("{d}/*.log");
+    let (_, stderr) =
+        failed(&["--table", &format!("logs={glob}"), "SELECT count(*) FROM logs"], None);
+    assert!(stderr.contains(&format!("'{glob}'")), "{stderr}");
+    let create = format!("CREATE EXTERNAL TABLE t STORED AS LINES LOCATION '{glob}'");
+    let (_, stderr) = failed(&["-c", &create], None);
+    assert!(stderr.contains(&format!("'{glob}'")), "{stderr}");
+}
+
+#[test]
+fn a_failed_statement_fails_a_script_and_keep_going_runs_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("report.sql");
+    std::fs::write(
+        &script,
+        "SELECT 1 AS a;\n-- a typo\nSELECT * FROM no_such_table;\nSELECT 2 AS b;\n",
+    )
+    .unwrap();
+    let file = script.to_str().unwrap();
+    let text = std::fs::read_to_string(&script).unwrap();
+
+    // Stops at the failed statement, names the file and the statement's line, exits 1.
+    let (stdout, stderr) = failed(&["-q", "--format", "csv", "-f", file], None);
+    assert_eq!(stdout, "a\n1\n");
+    assert!(
+        stderr.contains(&format!("{file}:3: ")) && stderr.contains("no_such_table"),
+        "{stderr}"
+    );
+    let (stdout, stderr) = failed(&["-q", "--format", "csv"], Some(&text));
+    assert_eq!(stdout, "a\n1\n");
+    assert!(stderr.contains("<stdin>:3: "), "{stderr}");
+    let (stdout, _) = failed(&["-q", "--format", "csv", "-c", &text], None);
+    assert_eq!(stdout, "a\n1\n");
+    // A later -f file or -c does not run either.
+    let (stdout, _) = failed(&["-q", "--format", "csv", "-f", file, "-c", "SELECT 3 AS c"], None);
+    assert_eq!(stdout, "a\n1\n");
+
+    // --keep-going: every other statement runs, and the exit code still says one failed.
+    for input in [["-f", file], ["-c", text.as_str()]] {
+        let args = [&["-q", "--format", "csv", "--keep-going"][..], &input[..]].concat();
+        let (stdout, stderr) = failed(&args, None);
+        assert_eq!(stdout, "a\n1\nb\n2\n");
+        assert_eq!(stderr.matches("no_such_table").count(), 1, "{stderr}");
+    }
 }

@@ -58,7 +58,8 @@
 //! `OPTIONS (...)` in SQL) add the metadata columns `_file`, `_line`, `_offset`
 //! (`format.metadata_columns`) and set the compression (`format.compression`; by default
 //! `.gz`, `.zst`, `.bz2` and `.xz` files are decompressed by extension). A location that
-//! does not exist is an error naming it.
+//! matches no file (missing, an empty directory, a glob that matches nothing) is an error
+//! naming it; an empty file is an empty table.
 #![deny(missing_docs)]
 
 mod input;

@@ -175,6 +175,68 @@ async fn globs_lists_and_missing_paths() {
 }
 
 #[tokio::test]
+async fn a_location_that_matches_no_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    std::fs::create_dir_all(dir.path().join("logs/deeper")).unwrap();
+    std::fs::write(dir.path().join("logs/a.ndjson"), "{}\n").unwrap();
+    std::fs::write(dir.path().join("logs/deeper/b.log"), "{}\n").unwrap();
+    let ctx = context(2);
+    for (location, named, why) in [
+        (format!("'{d}/empty/'"), format!("{d}/empty/"), "holds no file"),
+        (format!("'{d}/logs/*.json'"), format!("{d}/logs/*.json"), "matches no file"),
+        (format!("'{d}/empty/*.ndjson'"), format!("{d}/empty/*.ndjson"), "matches no file"),
+        (format!("('{d}/logs/a.ndjson', '{d}/empty/')"), format!("{d}/empty/"), "holds no file"),
+    ] {
+        let err = ctx
+            .sql(&format!("CREATE EXTERNAL TABLE t STORED AS LINES LOCATION {location}"))
+            .await
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("'{named}'")) && err.contains(why), "{location}: {err}");
+        let err = LinesTable::try_new([named.as_str()]).unwrap_err().to_string();
+        assert!(err.contains(&named), "{err}");
+    }
+
+    // An empty file is a file: an empty table, not an error.
+    std::fs::write(dir.path().join("empty.log"), "").unwrap();
+    ctx.sql(&format!("CREATE EXTERNAL TABLE nothing STORED AS LINES LOCATION '{d}/empty.log'"))
+        .await
+        .unwrap();
+    assert_eq!(count(&ctx, "nothing").await, 0);
+
+    // A glob whose only match is in a subdirectory makes a table (a session may read
+    // subdirectories), but by default (`listing_table_ignore_subdirectory`) the listing
+    // finds nothing: the query says so instead of counting nothing.
+    ctx.sql(&format!("CREATE EXTERNAL TABLE deep STORED AS LINES LOCATION '{d}/logs/*.log'"))
+        .await
+        .unwrap();
+    let err = match ctx.sql("SELECT count(*) FROM deep").await {
+        Ok(df) => df.collect().await.map(|_| ()).unwrap_err().to_string(),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains(&format!("'{d}/logs/*.log': no file to read")), "{err}");
+    ctx.sql("SET datafusion.execution.listing_table_ignore_subdirectory = false").await.unwrap();
+    assert_eq!(count(&ctx, "deep").await, 1);
+
+    // Files removed after the table was made: an error naming the file, not an empty table.
+    let gone = dir.path().join("gone");
+    std::fs::create_dir(&gone).unwrap();
+    std::fs::write(gone.join("x.ndjson"), "{}\n").unwrap();
+    ctx.sql(&format!("CREATE EXTERNAL TABLE gone STORED AS LINES LOCATION '{}/'", gone.display()))
+        .await
+        .unwrap();
+    assert_eq!(count(&ctx, "gone").await, 1);
+    std::fs::remove_file(gone.join("x.ndjson")).unwrap();
+    let err = match ctx.sql("SELECT count(*) FROM gone").await {
+        Ok(df) => df.collect().await.map(|_| ()).unwrap_err().to_string(),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains(&gone.display().to_string()), "{err}");
+}
+
+#[tokio::test]
 async fn lines_over_the_limit_are_too_large() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.ndjson");

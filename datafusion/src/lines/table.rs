@@ -18,7 +18,9 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::TableType;
 use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::{CreateExternalTable, Expr, TableProviderFilterPushDown};
+use datafusion::physical_plan::empty::EmptyExec;
 use datafusion::physical_plan::ExecutionPlan;
+use futures::StreamExt;
 
 use super::{
     lines_schema, lines_schema_with_metadata, LinesFormat, COMPRESSION_OPTION, METADATA_OPTION,
@@ -143,8 +145,9 @@ pub struct LinesTable {
 impl LinesTable {
     /// A table over `locations`; every file found there is read, whatever its extension.
     ///
-    /// A local path that does not exist (a file, a directory, or the directory part of a
-    /// glob) is an error naming it: a typo must not read as an empty table.
+    /// A local location that matches no file (a path that does not exist, an empty
+    /// directory, a glob that matches nothing) is an error naming it: a typo must not read
+    /// as an empty table. An empty file is a location with a file: an empty table.
     pub fn try_new<S: AsRef<str>>(locations: impl IntoIterator<Item = S>) -> Result<Self> {
         Self::try_new_with_options(locations, LinesOptions::default())
     }
@@ -172,7 +175,7 @@ impl LinesTable {
             return plan_err!("a lines table needs at least one location");
         }
         for url in &urls {
-            check_exists(url)?;
+            check_has_file(url)?;
         }
         let listing = ListingOptions::new(Arc::new(LinesFormat::new(options.compression)))
             .with_file_extension("");
@@ -213,18 +216,67 @@ impl LinesTable {
     }
 }
 
-/// A local location must exist: a missing file or directory would otherwise list as empty.
-fn check_exists(url: &ListingTableUrl) -> Result<()> {
+/// A local location must match a file: a missing path, an empty directory or a glob that
+/// matches nothing would otherwise list as an empty table. Subdirectories are searched even
+/// when the session ignores them (`listing_table_ignore_subdirectory`), so this check never
+/// rejects a table the listing could read; [`LinesTable::scan`]'s check catches the rest.
+fn check_has_file(url: &ListingTableUrl) -> Result<()> {
     if url.scheme() != "file" {
         return Ok(());
     }
     let Ok(path) = url.get_url().to_file_path() else {
         return plan_err!("location '{}' is not a local path", url.as_str());
     };
-    match std::fs::metadata(&path) {
-        Ok(_) => Ok(()),
-        Err(e) => plan_err!("lines table location '{}': {e}", path.display()),
+    let shown = shown(url);
+    let meta = match std::fs::metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) => return plan_err!("lines table location '{shown}': {e}"),
+    };
+    if meta.is_file() || has_matching_file(&path, url)? {
+        return Ok(());
     }
+    match url.get_glob() {
+        Some(_) => plan_err!("lines table location '{shown}': the glob matches no file"),
+        None => plan_err!("lines table location '{shown}': the directory holds no file"),
+    }
+}
+
+/// How a location is named in errors: the path the user wrote (with its glob) for local
+/// files, the URL otherwise.
+fn shown(url: &ListingTableUrl) -> String {
+    match (url.scheme(), url.get_url().to_file_path()) {
+        ("file", Ok(path)) => match url.get_glob() {
+            Some(glob) => format!("{}/{glob}", path.display().to_string().trim_end_matches('/')),
+            None => path.display().to_string(),
+        },
+        _ => url.as_str().to_string(),
+    }
+}
+
+/// Whether `dir` (searched depth first, stopping at the first hit) holds a file whose path
+/// below `dir` matches the location's glob (any file when it has none).
+fn has_matching_file(dir: &std::path::Path, url: &ListingTableUrl) -> Result<bool> {
+    let glob = url.get_glob().as_ref();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        let entries = std::fs::read_dir(&next).map_err(|e| {
+            DataFusionError::Plan(format!("lines table location '{}': {e}", next.display()))
+        })?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            // Followed like the listing follows them: a link to a file is a file.
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.is_file() {
+                let Ok(relative) = path.strip_prefix(dir) else { continue };
+                let relative = relative.to_string_lossy();
+                if glob.is_none_or(|g| g.matches(&relative)) {
+                    return Ok(true);
+                }
+            }
+        }
+    }
+    Ok(false)
 }
 
 #[async_trait]
@@ -244,7 +296,23 @@ impl TableProvider for LinesTable {
         filters: &[Expr],
         limit: Option<usize>,
     ) -> Result<Arc<dyn ExecutionPlan>> {
-        self.inner.scan(state, projection, filters, limit).await
+        let plan = self.inner.scan(state, projection, filters, limit).await?;
+        // Nothing to read: empty files (the listing leaves them out), or no file at all
+        // (files removed since the table was made, or a location on an object store, which
+        // creation does not list). Only the first is an empty table.
+        if plan.downcast_ref::<EmptyExec>().is_some() && limit != Some(0) {
+            for url in &self.locations {
+                let store = state.runtime_env().object_store(url)?;
+                let mut files = url.list_all_files(state, store.as_ref(), "").await?;
+                if files.next().await.transpose()?.is_some() {
+                    return Ok(plan);
+                }
+            }
+            let locations: Vec<String> =
+                self.locations.iter().map(|l| format!("'{}'", shown(l))).collect();
+            return plan_err!("lines table location {}: no file to read", locations.join(", "));
+        }
+        Ok(plan)
     }
 
     fn supports_filters_pushdown(

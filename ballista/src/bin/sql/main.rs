@@ -4,39 +4,50 @@
 //!
 //! ```text
 //! rpcscan-sql --table logs=traffic/ -c "SELECT rpc_kind(line), count(*) FROM logs GROUP BY 1"
+//! rpcscan-sql "SELECT count(*) FROM logs" --table logs=traffic/ --format csv
 //! rpcscan-sql --table logs=traffic/ -f report.sql --format csv -q
 //! rpcscan-sql --scheduler 127.0.0.1:50050 --table logs=/shared/logs/   # interactive
 //! ```
+
+mod script;
+mod shell;
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::ExplainFormat;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_cli::catalog::DynamicObjectStoreCatalog;
-use datafusion_cli::exec;
 use datafusion_cli::object_storage::instrumented::InstrumentedObjectStoreRegistry;
 use datafusion_cli::print_format::PrintFormat;
 use datafusion_cli::print_options::{MaxRows, PrintOptions};
 use datafusion_cli::DATAFUSION_CLI_VERSION;
-use rpcscan_datafusion::LinesTable;
+use rpcscan_datafusion::lines::FileCompressionType;
+use rpcscan_datafusion::{LinesOptions, LinesTable};
+use shell::{OnError, Shell};
 
 /// DataFusion's SQL shell (datafusion-cli) over JSON-RPC 2.0 / MCP logs: rpcscan's functions
 /// (rpc_kind, rpc_method, rpc_id, rpc_error_code, rpc_tool_name, rpc_invalid_reason,
 /// rpc_scan) and `lines` tables (`--table`, or CREATE EXTERNAL TABLE ... STORED AS LINES),
 /// run in this process or on a Ballista cluster (`--scheduler`).
 ///
-/// With neither SQL nor -f, statements are read from standard input: an interactive prompt
-/// on a terminal (`\?` lists the commands, `\q` quits).
+/// SQL and options come in any order. With neither SQL nor -f, statements are read from
+/// standard input: an interactive prompt on a terminal (`\?` lists the commands, `\q`
+/// quits), otherwise a script, run like -f.
+///
+/// A statement that fails stops -c, -f and piped input with exit code 1 (datafusion-cli
+/// goes on with the rest of a -f file and exits 0); --keep-going runs the rest, and the
+/// exit code is still 1.
 #[derive(Parser, Debug)]
 #[command(name = "rpcscan-sql", version, verbatim_doc_comment)]
 struct Args {
-    /// SQL to run, then exit (the same as -c).
-    #[arg(value_name = "SQL", allow_hyphen_values = true, value_parser = parse_command)]
+    /// SQL to run, then exit (the same as -c). SQL that starts with a `--` comment is taken
+    /// as SQL too.
+    #[arg(value_name = "SQL", value_parser = parse_command)]
     sql: Vec<String>,
     /// Execute the given command string(s), then exit.
     #[arg(short = 'c', long, num_args = 0.., value_parser = parse_command)]
@@ -62,9 +73,23 @@ struct Args {
     /// The batch size of each query (DataFusion's default otherwise).
     #[arg(short = 'b', long, value_parser = parse_batch_size)]
     batch_size: Option<usize>,
-    /// A `lines` table: NAME=PATH[,PATH...] (files, directories or globs).
+    /// After a statement of -c, -f or piped input fails, run the next ones (the exit code
+    /// is 1 all the same).
+    #[arg(long)]
+    keep_going: bool,
+    /// A `lines` table: NAME=PATH[,PATH...] (files, directories or globs; one that matches
+    /// no file is an error).
     #[arg(long = "table", value_name = "NAME=PATH")]
     tables: Vec<String>,
+    /// Give every --table the metadata columns _file, _line and _offset
+    /// (`format.metadata_columns`: each file is then read whole, by one task).
+    #[arg(long)]
+    metadata_columns: bool,
+    /// Read every --table file as compressed with gzip, zstd, bzip2 or xz, whatever its name
+    /// (`format.compression`; by default `.gz`, `.zst`, `.bz2` and `.xz` files are
+    /// decompressed, others read as they are).
+    #[arg(long, value_name = "TYPE", value_parser = parse_compression)]
+    compression: Option<FileCompressionType>,
     /// Run on the Ballista scheduler at HOST:PORT instead of in this process.
     #[arg(long, value_name = "HOST:PORT")]
     scheduler: Option<String>,
@@ -80,6 +105,11 @@ fn parse_command(command: &str) -> Result<String, String> {
     } else {
         Ok(command.to_string())
     }
+}
+
+fn parse_compression(name: &str) -> Result<FileCompressionType, String> {
+    name.parse::<FileCompressionType>()
+        .map_err(|_| format!("'{name}' is not gzip, zstd, bzip2, xz or uncompressed"))
 }
 
 fn parse_valid_file(path: &str) -> Result<String, String> {
@@ -112,11 +142,46 @@ fn parse_size(text: &str) -> Result<usize, String> {
     n.checked_mul(1 << shift).ok_or_else(|| format!("'{text}' is too large"))
 }
 
+/// An argument that starts with a `--` SQL comment is SQL, not an option: without this,
+/// clap would read `rpcscan-sql "-- report\nSELECT 1"` as an unknown option.
+fn sql_comment_as_command(arg: std::ffi::OsString) -> std::ffi::OsString {
+    let is_comment = arg.to_str().is_some_and(|a| {
+        a.strip_prefix("--").and_then(|rest| rest.chars().next()).is_some_and(char::is_whitespace)
+    });
+    if is_comment {
+        let mut command = std::ffi::OsString::from("--command=");
+        command.push(arg);
+        command
+    } else {
+        arg
+    }
+}
+
+/// The parsed arguments (program name first) and the SQL of the positional arguments and
+/// -c together, in command-line order.
+fn parse_args(
+    argv: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Result<(Args, Vec<String>), clap::Error> {
+    let matches =
+        Args::command().try_get_matches_from(argv.into_iter().map(sql_comment_as_command))?;
+    let mut args = Args::from_arg_matches(&matches)?;
+    // The values of each come in their own order, as their indices do.
+    let positional = std::mem::take(&mut args.sql);
+    let command = std::mem::take(&mut args.command);
+    let mut sql: Vec<(usize, String)> = Vec::new();
+    for (id, values) in [("sql", positional), ("command", command)] {
+        sql.extend(matches.indices_of(id).into_iter().flatten().zip(values));
+    }
+    sql.sort_by_key(|(index, _)| *index);
+    Ok((args, sql.into_iter().map(|(_, text)| text).collect()))
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(args).await {
-        Ok(()) => ExitCode::SUCCESS,
+    let (args, sql) = parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit());
+    match run(args, sql).await {
+        Ok(0) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE, // each error is already printed
         Err(e) => {
             // datafusion-cli prints this on standard output; standard error keeps a
             // `--format csv` result clean when a script redirects it.
@@ -142,7 +207,8 @@ fn shell_config(mut config: SessionConfig, args: &Args) -> SessionConfig {
     config.with_information_schema(true)
 }
 
-async fn run(args: Args) -> Result<()> {
+/// Runs the session; returns how many statements failed (their errors printed).
+async fn run(args: Args, commands: Vec<String>) -> Result<usize> {
     let registry = Arc::new(InstrumentedObjectStoreRegistry::new());
     let ctx = match &args.scheduler {
         Some(scheduler) => {
@@ -168,12 +234,15 @@ async fn run(args: Args) -> Result<()> {
             ctx
         }
     };
+    let table_options = LinesOptions::default()
+        .with_metadata_columns(args.metadata_columns)
+        .with_compression(args.compression);
     for table in &args.tables {
         let Some((name, paths)) = table.split_once('=') else {
             return Err(DataFusionError::Plan(format!("--table wants NAME=PATH, got '{table}'")));
         };
         // Relative paths become absolute URLs here: executors do not share our directory.
-        let table = LinesTable::try_new(paths.split(','))?;
+        let table = LinesTable::try_new_with_options(paths.split(','), table_options.clone())?;
         table.check_object_stores(&ctx.runtime_env())?;
         ctx.register_table(name, Arc::new(table))?;
     }
@@ -185,10 +254,10 @@ async fn run(args: Args) -> Result<()> {
         color: args.color,
         instrumented_registry: registry,
     };
-    let mut commands = args.sql;
-    commands.extend(args.command);
+    let shell = Shell::new(ctx);
+    let on_error = if args.keep_going { OnError::KeepGoing } else { OnError::Stop };
     if commands.is_empty() && args.file.is_empty() {
-        if !args.quiet {
+        if !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stdin()) {
             println!("rpcscan-sql (DataFusion CLI v{DATAFUSION_CLI_VERSION})");
         }
         let rc = match args.rc {
@@ -200,25 +269,54 @@ async fn run(args: Args) -> Result<()> {
                 .into_iter()
                 .collect(),
         };
-        if !rc.is_empty() {
-            exec::exec_from_files(&ctx, rc, &print_options).await?;
+        // As in datafusion-cli, a start-up file's errors are printed and the session goes on.
+        for file in rc {
+            shell.file(&file, &print_options, OnError::KeepGoing).await?;
         }
-        return exec::exec_from_repl(&ctx, &mut print_options)
-            .await
-            .map_err(|e| DataFusionError::External(Box::new(e)));
+        return shell.interactive(&mut print_options, on_error).await;
     }
-    if !args.file.is_empty() {
-        exec::exec_from_files(&ctx, args.file, &print_options).await?;
+    let mut failed = 0;
+    for file in &args.file {
+        failed += shell.file(file, &print_options, on_error).await?;
+        if failed > 0 && on_error == OnError::Stop {
+            return Ok(failed);
+        }
     }
-    if !commands.is_empty() {
-        exec::exec_from_commands(&ctx, commands, &print_options).await?;
+    for command in &commands {
+        failed += shell.script(command, None, &print_options, on_error).await?;
+        if failed > 0 && on_error == OnError::Stop {
+            return Ok(failed);
+        }
     }
-    Ok(())
+    Ok(failed)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sql_of(argv: &[&str]) -> Vec<String> {
+        let argv = std::iter::once("rpcscan-sql").chain(argv.iter().copied());
+        parse_args(argv.map(std::ffi::OsString::from)).unwrap().1
+    }
+
+    #[test]
+    fn sql_arguments_and_options_in_any_order() {
+        assert_eq!(sql_of(&["SELECT 1", "--format", "csv", "-q"]), ["SELECT 1"]);
+        assert_eq!(
+            sql_of(&["SELECT 1", "-c", "SELECT 2", "SELECT 3", "--table", "t=x", "SELECT 4"]),
+            ["SELECT 1", "SELECT 2", "SELECT 3", "SELECT 4"]
+        );
+        assert_eq!(sql_of(&["-c", "-- why\nSELECT 1", "-q"]), ["-- why\nSELECT 1"]);
+        assert_eq!(
+            sql_of(&["-- why\nSELECT 1", "--", "--format"]),
+            ["-- why\nSELECT 1", "--format"]
+        );
+        let argv = ["rpcscan-sql", "SELECT 1", "--format", "csv", "--metadata-columns"];
+        let (args, _) = parse_args(argv.map(std::ffi::OsString::from)).unwrap();
+        assert_eq!(args.format, PrintFormat::Csv);
+        assert!(args.metadata_columns);
+    }
 
     #[test]
     fn sizes() {
