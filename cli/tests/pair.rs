@@ -399,3 +399,56 @@ fn a_records_request_id_pairs_the_answer_it_holds() {
     let summary: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
     assert_eq!((summary["pairs"].as_u64(), summary["null_id_errors"].as_u64()), (Some(0), Some(1)));
 }
+
+/// A gateway log carries many MCP sessions, each numbering its requests on its own: the
+/// same id in two sessions is no duplicate, and an answer pairs only within its session
+/// (the official SDK clients of the interop suite both count from 0 through one gateway).
+#[test]
+fn a_gateway_logs_sessions_are_id_spaces_of_their_own() {
+    let rec = |ts: &str, dir: &str, session: &str, msg: &str| {
+        format!(
+            r#"{{"ts":"2026-01-01T00:00:0{ts}Z","dir":"{dir}","session":"{session}","msg":{msg}}}"#
+        )
+    };
+    let log = [
+        rec(
+            "0",
+            "c2s",
+            "A",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#,
+        ),
+        rec(
+            "1",
+            "c2s",
+            "B",
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fast"}}"#,
+        ),
+        rec("2", "s2c", "B", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        rec(
+            "3",
+            "c2s",
+            "B",
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        ),
+        rec("4", "s2c", "A", r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+    ]
+    .join("\n");
+    let (code, out) = run(&["pair", "--json"], format!("{log}\n").as_bytes());
+    assert_eq!(code, Some(0));
+    let objects: Vec<serde_json::Value> =
+        out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let pairs: Vec<(u64, u64, &str)> = objects
+        .iter()
+        .filter(|o| o["event"] == "pair")
+        .map(|o| {
+            let tool = o["tool"].as_str().unwrap();
+            (o["request_line"].as_u64().unwrap(), o["response_line"].as_u64().unwrap(), tool)
+        })
+        .collect();
+    assert_eq!(pairs, [(2, 3, "fast"), (1, 5, "slow")]);
+    let summary = objects.last().unwrap();
+    assert_eq!(summary["duplicates"], 0);
+    assert_eq!(summary["unanswered"], 0);
+    // B's cancel names B's request, already answered: a stray cancel, A's stays answered.
+    assert_eq!(summary["cancelled"], 0);
+}

@@ -155,6 +155,10 @@ pub struct Fact<'a> {
     pub direction: Option<Direction>,
     /// When the message was seen, as time since the Unix epoch, when the log says.
     pub time: Option<Duration>,
+    /// The id space the message belongs to, when the log says: an `rpcscan gateway` log
+    /// carries many MCP sessions (`session`), each numbering its requests on its own. Ids,
+    /// cancels and progress tokens match only within their scope; `None` is one scope too.
+    pub scope: Option<&'a [u8]>,
 }
 
 impl<'a> Fact<'a> {
@@ -171,6 +175,7 @@ impl<'a> Fact<'a> {
             error_code: None,
             direction: None,
             time: None,
+            scope: None,
         }
     }
 
@@ -227,6 +232,12 @@ impl<'a> Fact<'a> {
             },
             Kind::Invalid => false,
         }
+    }
+
+    /// The same fact, in the id space `scope` (see [`Fact::scope`]).
+    pub fn with_scope(mut self, scope: Option<&'a [u8]>) -> Fact<'a> {
+        self.scope = scope;
+        self
     }
 
     /// The same fact, travelling in `direction`.

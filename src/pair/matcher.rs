@@ -118,7 +118,7 @@ impl Pairing {
     fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.id else { return };
         let side = side(fact.direction);
-        if !key(raw, side, &mut self.scratch) {
+        if !key(raw, side, fact.scope, &mut self.scratch) {
             return;
         }
         if self.in_flight.len >= self.max_in_flight {
@@ -126,13 +126,13 @@ impl Pairing {
                 sink(ended(request, Ending::Evicted));
             }
             // `remove` used the scratch space: build the key again.
-            key(raw, side, &mut self.scratch);
+            key(raw, side, fact.scope, &mut self.scratch);
         }
         let method = fact.method.as_deref().unwrap_or("");
         let id = Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice()));
         // Progress arrives against the request's direction: key it the way it will be looked up.
         let token = match fact.progress_token {
-            Some(raw_token) if key(raw_token, side, &mut self.scratch) => {
+            Some(raw_token) if key(raw_token, side, fact.scope, &mut self.scratch) => {
                 Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
             }
             _ => None,
@@ -188,11 +188,21 @@ impl Pairing {
             time: fact.time,
         };
         let answered = side(fact.direction.map(Direction::reverse));
-        if !fact.id.is_some_and(|raw| key(raw, answered, &mut self.scratch)) {
+        if !fact.id.is_some_and(|raw| key(raw, answered, fact.scope, &mut self.scratch)) {
             sink(Event::NullIdError(response));
             return;
         }
-        match self.find(Which::Id).and_then(|at| self.remove(at)) {
+        let mut found = self.find(Which::Id);
+        // A request sent before its scope existed (an `initialize` has no session yet; its
+        // answer opens one) is answered from within that scope.
+        let unscoped = |raw: &[u8], out: &mut Vec<u8>| key(raw, answered, None, out);
+        if found.is_none()
+            && fact.scope.is_some()
+            && fact.id.is_some_and(|raw| unscoped(raw, &mut self.scratch))
+        {
+            found = self.find(Which::Id);
+        }
+        match found.and_then(|at| self.remove(at)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
@@ -206,7 +216,7 @@ impl Pairing {
 
     fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.cancels else { return };
-        let found = key(raw, side(fact.direction), &mut self.scratch)
+        let found = key(raw, side(fact.direction), fact.scope, &mut self.scratch)
             .then(|| self.find(Which::Id))
             .flatten()
             .and_then(|at| self.in_flight.get_mut(at));
@@ -221,7 +231,7 @@ impl Pairing {
             return;
         };
         let requester = side(fact.direction.map(Direction::reverse));
-        let found = key(raw, requester, &mut self.scratch)
+        let found = key(raw, requester, fact.scope, &mut self.scratch)
             .then(|| self.find(Which::Token))
             .flatten()
             .and_then(|at| self.in_flight.get_mut(at));

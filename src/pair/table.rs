@@ -259,9 +259,15 @@ pub(super) fn side(direction: Option<Direction>) -> u8 {
 /// without escapes is copied as it is). `false` for `null` and anything that is neither a
 /// string nor an integer literal. Total on any bytes, since facts filled in by hand may
 /// hold anything.
-pub(super) fn key(raw: &[u8], side: u8, out: &mut Vec<u8>) -> bool {
+pub(super) fn key(raw: &[u8], side: u8, scope: Option<&[u8]>, out: &mut Vec<u8>) -> bool {
     out.clear();
     out.push(side);
+    // A scope (a gateway log's session) is an id space of its own: its bytes, then their
+    // length, before the id, so that no two scopes' keys can be the same bytes.
+    if let Some(scope) = scope {
+        out.extend_from_slice(scope);
+        out.extend_from_slice(&(scope.len() as u64).to_le_bytes());
+    }
     match raw.first() {
         Some(b'"') => {
             let Some(inner) = raw.get(1..raw.len() - 1).filter(|_| raw.len() >= 2) else {
@@ -294,7 +300,7 @@ mod tests {
         #[rustfmt::skip]
         let cases: &[(&[u8], bool)] = &[(b"1", true), (b"-", false), (b"\"", false), (b"\"\\", true), (b"\"\\u12\"", true), (b"null", false), (b"1.5", false), (b"", false)];
         for &(raw, ok) in cases {
-            assert_eq!(key(raw, 0, &mut out), ok, "{raw:?}");
+            assert_eq!(key(raw, 0, None, &mut out), ok, "{raw:?}");
         }
     }
 
@@ -314,7 +320,10 @@ mod tests {
         ];
         for &(a, b, same) in cases {
             let (mut ka, mut kb) = (Vec::new(), Vec::new());
-            assert!(key(a.as_bytes(), 1, &mut ka) && key(b.as_bytes(), 1, &mut kb), "{a} {b}");
+            assert!(
+                key(a.as_bytes(), 1, None, &mut ka) && key(b.as_bytes(), 1, None, &mut kb),
+                "{a} {b}"
+            );
             assert_eq!(ka == kb, same, "{a} {b}");
         }
     }

@@ -11,7 +11,9 @@
 //! decoded in order on that thread already, and feed it directly.
 //!
 //! A record's `request_id` (proxy and gateway logs) names the request a response answers:
-//! the response is matched by it instead of by its own id.
+//! the response is matched by it instead of by its own id. A record's `session` (gateway
+//! logs) is an id space of its own: two sessions' requests with the same id are no
+//! duplicates, and an answer pairs only within its session.
 //!
 //! Direction labels (`--line-format` group `dir`, `--dir-field`, proxy and gateway logs) are
 //! mapped in input order by [`Directions::direction_of`]: the first label seen is one way,
@@ -142,6 +144,8 @@ struct Record {
     error_code: Span,
     /// The log line's direction label, mapped to a direction in input order.
     label: Span,
+    /// The fact's id space (a gateway log's session).
+    scope: Span,
 }
 
 impl Record {
@@ -164,6 +168,7 @@ impl Record {
         let token = stash(fact.cancels.or(fact.progress_token));
         let error_code = stash(fact.error_code);
         let label = stash(label);
+        let scope = stash(fact.scope);
         let text = &mut arena.text;
         let mut stash_text = |t: Option<&str>| {
             let Some(t) = t else { return Span::NONE };
@@ -186,6 +191,7 @@ impl Record {
             cancels: fact.cancels.is_some(),
             error_code,
             label,
+            scope,
         }
     }
 
@@ -216,6 +222,7 @@ impl Record {
         }
         fact.error_code = bytes(self.error_code);
         fact.time = self.time;
+        fact.scope = bytes(self.scope);
         (fact, bytes(self.label))
     }
 }
@@ -310,7 +317,8 @@ impl<R: Report> Pairs<R> {
             self.timeout?;
             return Some(Fact::new(Kind::Invalid, at).with_time(Some(time()?)));
         };
-        let fact = Fact::of(msg, at);
+        // A gateway log's sessions each number their requests on their own.
+        let fact = Fact::of(msg, at).with_scope(item.session);
         if fact.kind == Kind::Notification
             && fact.cancels.is_none()
             && fact.progress_token.is_none()

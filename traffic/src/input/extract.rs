@@ -50,6 +50,8 @@ pub enum Extract {
         /// The top-level member naming the request an answer answers (a proxy log's
         /// `request_id`).
         request_id: Option<&'static str>,
+        /// The top-level member naming the record's id space (a gateway log's `session`).
+        session: Option<&'static str>,
     },
 }
 
@@ -93,6 +95,9 @@ pub struct Found<'l> {
     /// The raw id of the request the record's answer answers, when the record says so (a
     /// proxy or gateway log's `request_id`).
     pub request_id: Option<&'l [u8]>,
+    /// The raw id space of the record (a gateway log's `session`: each MCP session numbers
+    /// its requests on its own).
+    pub session: Option<&'l [u8]>,
 }
 
 /// An expression `P(?<msg>.*)` (or `.+`, maybe then `$`): the message is the rest of the
@@ -251,6 +256,7 @@ impl Extract {
             dir: dir.map(path).transpose()?,
             skip_dir: None,
             request_id: None,
+            session: None,
         })
     }
 
@@ -263,6 +269,7 @@ impl Extract {
             dir: key("dir"),
             skip_dir: Some(b"proxy"),
             request_id: Some("request_id"),
+            session: Some("session"),
         }
     }
 
@@ -328,10 +335,11 @@ impl Extract {
                         };
                         let place = Place::InLine { start, end: line.len() };
                         if !*labels {
-                            return Ok(Found { place, ts: None, dir: None, request_id: None });
+                            let (ts, dir) = (None, None);
+                            return Ok(Found { place, ts, dir, request_id: None, session: None });
                         }
                         let (ts, dir) = (group(tail.ts), group(tail.dir));
-                        return Ok(Found { place, ts, dir, request_id: None });
+                        return Ok(Found { place, ts, dir, request_id: None, session: None });
                     }
                 }
                 let Some(locations) = scratch.locations.as_mut() else {
@@ -344,20 +352,22 @@ impl Extract {
                 };
                 let (start, end) = locations.get(*msg).ok_or(Skip::Missing)?;
                 let place = Place::InLine { start, end };
-                Ok(Found { place, ts: group(*ts), dir: group(*dir), request_id: None })
+                let (ts, dir) = (group(*ts), group(*dir));
+                Ok(Found { place, ts, dir, request_id: None, session: None })
             }
-            Extract::Fields { msg, ts, dir, skip_dir, request_id } => {
+            Extract::Fields { msg, ts, dir, skip_dir, request_id, session } => {
                 let record = Raw::lenient(line);
                 if !record.is_object() {
                     return Err(Skip::NoMatch);
                 }
-                // One pass over the record for the four top-level keys.
+                // One pass over the record for the five top-level keys.
                 let m0 = first_key(Some(msg), "");
-                let [m, t, d, r] = record.get_many([
+                let [m, t, d, r, s] = record.get_many([
                     m0,
                     first_key(ts.as_ref(), m0),
                     first_key(dir.as_ref(), m0),
                     request_id.unwrap_or(m0),
+                    session.unwrap_or(m0),
                 ]);
                 let value = |field: Field<'l>, path: Option<&Vec<String>>| -> Option<Raw<'l>> {
                     let mut value = field.unique()?;
@@ -383,7 +393,8 @@ impl Extract {
                     None => Place::InLine { start: at, end: at + message.len() },
                 };
                 let request_id = request_id.and(r.unique()).map(|id| id.as_bytes());
-                Ok(Found { place, ts, dir, request_id })
+                let session = session.and(s.unique()).map(label);
+                Ok(Found { place, ts, dir, request_id, session })
             }
         }
     }

@@ -168,6 +168,8 @@ pub struct Item<'a> {
     /// The raw id of the request a response answers, when the log record names it apart
     /// from the message's own id (a proxy or gateway log's `request_id`).
     pub request_id: Option<&'a [u8]>,
+    /// The log line's id space, when the extraction finds one (a gateway log's `session`).
+    pub session: Option<&'a [u8]>,
     /// The verdict.
     pub verdict: Verdict<'a>,
 }
@@ -193,7 +195,8 @@ impl<'a> Item<'a> {
     /// A message that is its own record (bare NDJSON, a framed stream, an Arrow element):
     /// no log line around it, so no timestamp, direction or request id.
     pub fn bare(offset: u64, line: u64, bytes: &'a [u8], verdict: Verdict<'a>) -> Item<'a> {
-        Item { offset, line, bytes, record: bytes, ts: None, dir: None, request_id: None, verdict }
+        let (ts, dir, request_id, session) = (None, None, None, None);
+        Item { offset, line, bytes, record: bytes, ts, dir, request_id, session, verdict }
     }
 }
 

@@ -135,7 +135,7 @@ impl<C: Command> NdjsonScan<'_, C> {
                     continue;
                 }
             };
-            let Found { place, ts, dir, request_id } = found;
+            let Found { place, ts, dir, request_id, session } = found;
             let (offset, bytes) = match place {
                 Place::InLine { start, end } => {
                     (at + start, record.get(start..end).unwrap_or_default())
@@ -153,7 +153,7 @@ impl<C: Command> NdjsonScan<'_, C> {
             let line = self.line_at(at);
             self.skip_line(at + record.len());
             let offset = self.base + offset as u64;
-            let item = Item { offset, line, bytes, record, ts, dir, request_id, verdict };
+            let item = Item { offset, line, bytes, record, ts, dir, request_id, session, verdict };
             self.cmd.item(self.source, &item, self.out, self.tally);
         }
     }
