@@ -98,7 +98,7 @@ pub use id::{ErrorCode, Id};
 pub use invalid::{Invalid, Reason, UnknownReason};
 pub use kind::{Kind, UnknownKind};
 pub use limits::{DEFAULT_MAX_DEPTH, MAX_DEPTH_LIMIT};
-pub use message::{Field, Members, Message, Raw};
+pub use message::{Answer, Field, Members, Message, Raw};
 pub use owned::{OwnedInvalid, OwnedMessage};
 pub use parser::{Parser, UnknownValidation, Validation};
 pub use simd::{kernel_level, KernelLevel};

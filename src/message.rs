@@ -6,6 +6,7 @@ use crate::id::{ErrorCode, Id, IdKind};
 use crate::json::string;
 use crate::kind::Kind;
 use crate::limits::MAX_DEPTH_LIMIT;
+use crate::response::{ErrorResponse, METHOD_NOT_FOUND};
 use crate::scan::envelope::Named;
 use crate::scan::{skip, ws};
 use crate::simd::{self, with_kernels, Kernels};
@@ -388,6 +389,32 @@ impl<'a> Message<'a> {
         }
     }
 
+    /// What a server that serves the methods `serves` does with this message (docs/spec.md
+    /// §4): a request for one of them is [`Answer::Serve`]d; any other request gets -32601
+    /// with its raw id ([`Answer::Reply`]); a notification, result or error gets nothing.
+    /// (An invalid message's answer is [`crate::Invalid::response`].) `rpcscan respond`
+    /// and the JavaScript package both answer this way.
+    ///
+    /// ```
+    /// use rpcscan::Answer;
+    /// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","id":"q","method":"x"}"#).unwrap();
+    /// let Answer::Reply(reply) = msg.answer(|m| *m == "tools/list") else { panic!() };
+    /// assert_eq!(reply.to_vec(), br#"{"jsonrpc": "2.0", "id": "q", "error": {"code": -32601, "message": "Method not found"}}"#);
+    /// ```
+    pub fn answer(&self, serves: impl Fn(&Str<'a>) -> bool) -> Answer<'a> {
+        if self.kind() != Kind::Request {
+            return Answer::Nothing;
+        }
+        if self.method().is_some_and(|method| serves(&method)) {
+            return Answer::Serve;
+        }
+        let reply = ErrorResponse::standard(METHOD_NOT_FOUND);
+        Answer::Reply(match self.id() {
+            Some(id) => reply.id(id.raw()),
+            None => reply,
+        })
+    }
+
     /// `params._meta`: what `params()` and then [`Raw::get`]`("_meta")` give: where MCP
     /// puts a request's `progressToken`. Noted by the scan like [`Message::params_name`]
     /// (from a parser built with [`Parser::note_params_name`](crate::Parser::note_params_name),
@@ -458,4 +485,15 @@ impl fmt::Debug for Message<'_> {
         }
         d.finish_non_exhaustive()
     }
+}
+
+/// What a server does with a valid message: [`Message::answer`].
+#[derive(Clone, Copy, Debug)]
+pub enum Answer<'a> {
+    /// A request for a method the server serves: the server answers it.
+    Serve,
+    /// A request for another method: this -32601 answers it.
+    Reply(ErrorResponse<'a>),
+    /// A notification, result or error: no answer.
+    Nothing,
 }

@@ -5,8 +5,8 @@
 //! errors: nothing. Every response comes from `rpcscan::response`, spaced as docs/spec.md §4
 //! prints it.
 
-use rpcscan::response::{ErrorResponse, METHOD_NOT_FOUND};
-use rpcscan::Kind;
+use rpcscan::response::ErrorResponse;
+use rpcscan::Answer;
 
 use crate::input::{Command, Item, Source, Verdict};
 
@@ -25,21 +25,13 @@ impl Command for Respond {
 
     fn item(&self, _source: &Source, item: &Item<'_>, out: &mut Vec<u8>, _tally: &mut Tally) {
         match &item.verdict {
-            Verdict::Message(m) if m.kind() == Kind::Request => {
-                let supported = m
-                    .method()
-                    .is_some_and(|method| self.supported.iter().any(|s| method == s.as_str()));
-                if supported {
-                    out.extend_from_slice(b"supported");
-                } else {
-                    let mut response = ErrorResponse::standard(METHOD_NOT_FOUND);
-                    if let Some(id) = m.id() {
-                        response = response.id(id.raw());
-                    }
-                    response.write(out);
+            Verdict::Message(m) => {
+                match m.answer(|method| self.supported.iter().any(|s| *method == s.as_str())) {
+                    Answer::Serve => out.extend_from_slice(b"supported"),
+                    Answer::Reply(reply) => reply.write(out),
+                    Answer::Nothing => return,
                 }
             }
-            Verdict::Message(_) => return,
             Verdict::Invalid(inv) => inv.response().write(out),
             // A frame the framing could not deliver: its id is unknowable.
             Verdict::Skipped { reason, .. } => ErrorResponse::standard(reason.code()).write(out),

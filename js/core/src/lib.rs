@@ -20,8 +20,7 @@
 
 use bytes::BytesMut;
 use rpcscan::frame::{AnyDecoder, Decode, Frame, FrameError, Framing, NdjsonDecoder};
-use rpcscan::response::{ErrorResponse, METHOD_NOT_FOUND};
-use rpcscan::{Id, Invalid, Kind, Message, Parser, Raw, Reason, Str, Validation};
+use rpcscan::{Answer, Id, Invalid, Kind, Message, Parser, Raw, Reason, Str, Validation};
 
 /// The slots of a message record (`RECORD_LEN` numbers). A span is two slots, `start` and
 /// `len`, counted in bytes from the start of the buffer the record describes; an absent
@@ -275,17 +274,10 @@ pub fn parse_into(msg: &[u8], strict: bool, rec: &mut [f64]) -> bool {
 pub fn respond(msg: &[u8], strict: bool, supported: impl Fn(&Str<'_>) -> bool) -> Option<Vec<u8>> {
     match parser(strict).parse(msg) {
         Err(inv) => Some(inv.response().to_vec()),
-        Ok(m) if m.kind() == Kind::Request => {
-            if m.method().is_some_and(|method| supported(&method)) {
-                return None;
-            }
-            let mut response = ErrorResponse::standard(METHOD_NOT_FOUND);
-            if let Some(id) = m.id() {
-                response = response.id(id.raw());
-            }
-            Some(response.to_vec())
-        }
-        Ok(_) => None,
+        Ok(m) => match m.answer(|method| supported(method)) {
+            Answer::Reply(reply) => Some(reply.to_vec()),
+            Answer::Serve | Answer::Nothing => None,
+        },
     }
 }
 
