@@ -113,13 +113,16 @@ mod body;
 mod collect;
 #[cfg(feature = "gateway")]
 pub mod gateway;
+mod keys;
 mod layer;
 mod observe;
 mod policy;
 mod prometheus;
 mod service;
+mod trace;
 
 pub use body::{IdleTimeout, ResponseBody};
+pub use keys::RoutingKeys;
 pub use layer::{
     HeaderCheck, McpLayer, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_HEADER_SIZE,
     DEFAULT_MAX_RESPONSE_SIZE, DEFAULT_REQUEST_TIMEOUT,
@@ -128,6 +131,7 @@ pub use observe::{Answer, Direction, Event, NoObserver, Observer, Rejection};
 pub use policy::{policy_fn, Decision, Denial, ForwardAll, Policy};
 pub use prometheus::PrometheusObserver;
 pub use service::{McpService, RequestBody, ResponseFuture};
+pub use trace::TARGET as TRACING_TARGET;
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

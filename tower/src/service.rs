@@ -19,12 +19,15 @@ use rpcscan::response::{
 };
 use rpcscan::{Kind, Message, OwnedMessage, Str};
 use tower_service::Service;
+use tracing::Instrument;
 
 use crate::body::{ResponseBody, SseInspector};
 use crate::collect::{before, collect, CollectError};
+use crate::keys::RoutingKeys;
 use crate::layer::{HeaderCheck, Shared};
 use crate::observe::{Answer, Direction, Event, Rejection};
 use crate::policy::Decision;
+use crate::trace::McpSpan;
 use crate::BoxError;
 
 /// The body the inner service receives: a POST's body as the bytes that were scanned
@@ -161,7 +164,9 @@ impl Exchange {
         body: Vec<u8>,
         session: Option<&HeaderValue>,
         request: Option<&OwnedMessage>,
+        span: &McpSpan,
     ) -> Response<ResponseBody<B>> {
+        span.rejected(rejection, &body);
         let asked = request.filter(|r| r.kind() == Kind::Request);
         self.shared.observer.message(&Event {
             direction: Direction::ServerToClient,
@@ -208,9 +213,17 @@ where
         let request = Request::from_parts(parts, Either::Right(body));
         let Ok(response) = before(deadline, inner.call(request)).await else {
             let (status, body) = upstream_timeout(None);
-            return Ok(exchange.answer_for_upstream(Rejection::Timeout, status, body, None, None));
+            let none = McpSpan::none();
+            return Ok(exchange.answer_for_upstream(
+                Rejection::Timeout,
+                status,
+                body,
+                None,
+                None,
+                &none,
+            ));
         };
-        return Ok(respond(response?, None, &exchange, deadline).await);
+        return Ok(respond(response?, None, &exchange, deadline, McpSpan::none()).await);
     }
 
     let bytes = match collect(body, shared.max_body_size, shared.idle_timeout, deadline).await {
@@ -256,10 +269,19 @@ where
             return Ok(reject.respond());
         }
     };
-    // The routing keys are found once: the tool name goes on to the answer's event.
-    let tool = {
+    // The routing keys are found once: the tool name goes on to the answer's event, all of
+    // them to the request's extensions and its span.
+    let (tool, keys, span) = {
         let msg = message.as_message();
         let mcp = msg.mcp();
+        let keys = RoutingKeys::found(
+            message.bytes(),
+            &msg,
+            &mcp,
+            &parts.headers,
+            exchange.session.as_ref(),
+        );
+        let span = McpSpan::client_message(&msg, &keys, parts.version);
         let verdict = check_message(shared, &parts.headers, &msg, &mcp);
         shared.observer.message(&Event {
             direction: Direction::ClientToServer,
@@ -279,19 +301,30 @@ where
             request_id: None,
         });
         if let Err(reject) = verdict {
+            span.rejected(reject.rejection, &reject.body);
             return Ok(reject.respond());
         }
-        mcp.tool_name()
+        (mcp.tool_name(), keys, span)
     };
 
     parts.extensions.insert(message.clone());
+    parts.extensions.insert(keys);
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
-    let Ok(response) = before(deadline, inner.call(request)).await else {
+    // What the inner service does on the message's behalf happens inside its span.
+    let call = span.span().in_scope(|| inner.call(request)).instrument(span.span().clone());
+    let Ok(response) = before(deadline, call).await else {
         let (status, body) = upstream_timeout(Some(&message));
         let rejection = Rejection::Timeout;
-        return Ok(exchange.answer_for_upstream(rejection, status, body, None, Some(&message)));
+        return Ok(exchange.answer_for_upstream(
+            rejection,
+            status,
+            body,
+            None,
+            Some(&message),
+            &span,
+        ));
     };
-    Ok(respond(response?, Some((&message, tool)), &exchange, deadline).await)
+    Ok(respond(response?, Some((&message, tool)), &exchange, deadline, span).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -516,6 +549,7 @@ async fn respond<ResB>(
     request: Option<(&OwnedMessage, Option<Str<'_>>)>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
+    span: McpSpan,
 ) -> Response<ResponseBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
@@ -544,7 +578,8 @@ where
             request.map(|(r, _)| r.clone()),
             exchange.start,
             shared.idle_timeout,
-        );
+        )
+        .span(span);
         return Response::from_parts(parts, ResponseBody::sse(body, inspector));
     }
     let message = request.map(|(r, _)| r);
@@ -558,10 +593,14 @@ where
             body,
             session.as_ref(),
             message,
+            &span,
         );
     }
     if media == Media::Json && !parts.status.is_success() {
-        return pass_error_status(parts, body, request, session, exchange, deadline).await;
+        return pass_error_status(parts, body, request, session, exchange, deadline, span).await;
+    }
+    if !parts.status.is_success() {
+        span.failed(parts.status.as_str(), parts.status.canonical_reason().unwrap_or_default());
     }
     let Some((request, tool)) = request.filter(|_| asked) else {
         return Response::from_parts(parts, ResponseBody::plain(body));
@@ -593,6 +632,7 @@ where
                 event.error_code = msg.error_code().and_then(|c| c.as_i64());
                 if msg.kind().is_response() && msg.id() == request.id() {
                     event.rejected = None;
+                    span.answered(&msg);
                 }
                 None
             }
@@ -613,6 +653,9 @@ where
         _ => bad_answer(Some(request)),
     });
     event.answer = own_answer.as_ref().map(|(status, body)| Answer::new(*status, body));
+    if let (Some(rejection), Some((_, body))) = (event.rejected, &own_answer) {
+        span.rejected(rejection, body);
+    }
     shared.observer.message(&event);
     match (collected, own_answer) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
@@ -634,6 +677,7 @@ async fn pass_error_status<ResB>(
     session: Option<HeaderValue>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
+    span: McpSpan,
 ) -> Response<ResponseBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
@@ -667,6 +711,7 @@ where
             };
             event.rejected = Some(rejection);
             event.answer = Some(Answer::new(status, &body));
+            span.rejected(rejection, &body);
             shared.observer.message(&event);
             return reply(status, body);
         }
@@ -676,8 +721,15 @@ where
         Ok(msg) => {
             event.kind = msg.kind();
             event.error_code = msg.error_code().and_then(|c| c.as_i64());
+            match msg.kind() {
+                Kind::Error => span.answered(&msg),
+                _ => span.failed(parts.status.as_str(), ""),
+            }
         }
-        Err(invalid) => event.error_code = Some(invalid.code()),
+        Err(invalid) => {
+            event.error_code = Some(invalid.code());
+            span.failed(parts.status.as_str(), "");
+        }
     }
     shared.observer.message(&event);
     Response::from_parts(parts, ResponseBody::full(bytes))
