@@ -99,6 +99,10 @@ pub struct GatewayArgs {
     /// Allow listen addresses other than loopback.
     #[arg(long)]
     allow_remote: bool,
+    /// Export a span per MCP message (OpenTelemetry MCP conventions) to this OTLP/HTTP
+    /// traces endpoint, protobuf (`http://127.0.0.1:4318/v1/traces`).
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 /// Runs the gateway until SIGINT or SIGTERM.
@@ -132,6 +136,11 @@ async fn serve(args: GatewayArgs) -> u8 {
             Err(e) => return fail("--upstream", &e),
         },
         Err(e) => return fail("--upstream", &e),
+    };
+    // Exports until this function returns (then flushes).
+    let _otlp = match crate::otlp::install(args.otlp_endpoint.as_deref()) {
+        Ok(otlp) => otlp,
+        Err(e) => return fail("--otlp-endpoint", &e),
     };
     let (log, log_writer) = match log::open(args.log.as_deref()) {
         Ok(log) => log,
