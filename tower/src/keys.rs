@@ -6,7 +6,7 @@ use std::fmt;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue};
 use rpcscan::mcp::Mcp;
-use rpcscan::{Message, OwnedMessage, Str};
+use rpcscan::{Kind, Message, OwnedMessage, Str};
 
 const SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -72,25 +72,29 @@ impl RoutingKeys {
         session: Option<&HeaderValue>,
     ) -> Self {
         let text = |s: Option<Str<'_>>| s.and_then(|s| Text::from_body(body, s));
-        let resource_uri = match msg.method() {
-            Some(m)
-                if msg.kind() == rpcscan::Kind::Request
-                    && (m == "resources/read"
-                        || m == "resources/subscribe"
-                        || m == "resources/unsubscribe") =>
+        let method = msg.method();
+        // The one member a request's method names, found with one pass over the names.
+        let (mut tool, mut prompt, mut resource_uri) = (None, None, None);
+        if let (Kind::Request, Some(m)) = (msg.kind(), method) {
+            if m == "tools/call" {
+                tool = mcp.name().as_str();
+            } else if m == "prompts/get" {
+                prompt = mcp.name().as_str();
+            } else if m == "resources/read"
+                || m == "resources/subscribe"
+                || m == "resources/unsubscribe"
             {
-                mcp.uri().as_str()
+                resource_uri = mcp.uri().as_str();
             }
-            _ => None,
-        };
+        }
         let protocol_version = match text(mcp.protocol_version().as_str()) {
             Some(version) => Some(version),
             None => Text::from_header(headers.get(MCP_PROTOCOL_VERSION)),
         };
         RoutingKeys {
-            method: text(msg.method()),
-            tool: text(mcp.tool_name()),
-            prompt: text(mcp.prompt_name()),
+            method: text(method),
+            tool: text(tool),
+            prompt: text(prompt),
             resource_uri: text(resource_uri),
             session_id: Text::from_header(session),
             protocol_version,

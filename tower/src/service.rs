@@ -19,7 +19,6 @@ use rpcscan::response::{
 };
 use rpcscan::{Kind, Message, OwnedMessage, Str};
 use tower_service::Service;
-use tracing::Instrument;
 
 use crate::body::{ResponseBody, SseInspector};
 use crate::collect::{before, collect, CollectError};
@@ -311,7 +310,7 @@ where
     parts.extensions.insert(keys);
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
     // What the inner service does on the message's behalf happens inside its span.
-    let call = span.span().in_scope(|| inner.call(request)).instrument(span.span().clone());
+    let call = span.instrument(|| inner.call(request));
     let Ok(response) = before(deadline, call).await else {
         let (status, body) = upstream_timeout(Some(&message));
         let rejection = Rejection::Timeout;

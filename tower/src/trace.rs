@@ -7,9 +7,13 @@
 //! the message is formatted.
 
 use std::fmt::Display;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{HeaderMap, Version};
+use pin_project_lite::pin_project;
 use rpcscan::{Kind, Message};
 use tracing::field::Empty;
 use tracing::{info_span, Span};
@@ -20,16 +24,20 @@ use crate::observe::Rejection;
 /// The `tracing` target of every span of the layer.
 pub const TARGET: &str = "rpcscan_tower";
 
-/// The span of one message, and whether it is a `tools/call` (whose result may still be a
-/// tool error).
-pub(crate) struct McpSpan {
+/// The span of one message, when a subscriber wants it. One pointer wide: the futures that
+/// carry it across their awaits grow by no more than that when nothing is traced.
+pub(crate) struct McpSpan(Option<Box<Traced>>);
+
+/// An enabled span, and whether it is a `tools/call` (whose result may still be a tool
+/// error).
+struct Traced {
     span: Span,
     tool_call: bool,
 }
 
 impl McpSpan {
     pub(crate) fn none() -> Self {
-        McpSpan { span: Span::none(), tool_call: false }
+        McpSpan(None)
     }
 
     /// The span of a client request or notification the layer parsed (none for a client's
@@ -60,17 +68,18 @@ impl McpSpan {
             network.protocol.version = Empty,
             rpcscan.rejected = Empty,
         );
-        let tool_call = keys.tool().is_some();
-        if !span.is_disabled() {
-            describe(&span, msg, keys);
-            if let Some(version) = protocol_version(version) {
-                span.record("network.protocol.version", version);
-            }
-            if tool_call {
-                span.record("gen_ai.operation.name", "execute_tool");
-            }
+        if span.is_disabled() {
+            return McpSpan::none();
         }
-        McpSpan { span, tool_call }
+        describe(&span, msg, keys);
+        if let Some(version) = protocol_version(version) {
+            span.record("network.protocol.version", version);
+        }
+        let tool_call = keys.tool().is_some();
+        if tool_call {
+            span.record("gen_ai.operation.name", "execute_tool");
+        }
+        McpSpan(Some(Box::new(Traced { span, tool_call })))
     }
 
     /// A span for a request or notification the server sends on a stream (sampling,
@@ -80,9 +89,10 @@ impl McpSpan {
         if !matches!(msg.kind(), Kind::Request | Kind::Notification) {
             return;
         }
+        let parent = self.0.as_ref().and_then(|traced| traced.span.id());
         let span = info_span!(
             target: TARGET,
-            parent: &self.span,
+            parent: parent,
             "mcp.client",
             otel.name = Empty,
             otel.kind = "client",
@@ -103,23 +113,26 @@ impl McpSpan {
         }
     }
 
-    /// The span, for what runs on the message's behalf (the inner service).
-    pub(crate) fn span(&self) -> &Span {
-        &self.span
+    /// `future` run inside the span (what the inner service does on the message's
+    /// behalf), and its creation by `make` too.
+    pub(crate) fn instrument<F>(&self, make: impl FnOnce() -> F) -> InSpan<F> {
+        let future = match &self.0 {
+            Some(traced) => traced.span.in_scope(make),
+            None => make(),
+        };
+        InSpan { future, span: self.0.as_ref().map(|traced| Box::new(traced.span.clone())) }
     }
 
     /// Ends the span (when the answer is settled before the span's owner goes).
     pub(crate) fn close(&mut self) {
-        self.span = Span::none();
+        self.0 = None;
     }
 
     /// The layer stopped the message, or answered for the upstream: `answer` is the
     /// JSON-RPC error the client got instead.
     pub(crate) fn rejected(&self, rejection: Rejection, answer: &[u8]) {
-        if self.span.is_disabled() {
-            return;
-        }
-        self.span.record("rpcscan.rejected", rejection.as_str());
+        let Some(traced) = &self.0 else { return };
+        traced.span.record("rpcscan.rejected", rejection.as_str());
         match rpcscan::parse(answer) {
             Ok(msg) => self.answered(&msg),
             Err(_) => self.failed("_OTHER", rejection.as_str()),
@@ -129,9 +142,7 @@ impl McpSpan {
     /// The message's answer, as the client gets it: an error response or a tool's error
     /// result marks the span as failed.
     pub(crate) fn answered(&self, answer: &Message<'_>) {
-        if self.span.is_disabled() {
-            return;
-        }
+        let Some(traced) = &self.0 else { return };
         match answer.kind() {
             Kind::Error => {
                 let code = answer.error_code().and_then(|c| c.as_i64());
@@ -141,7 +152,7 @@ impl McpSpan {
                     None => self.failed("_OTHER", message.as_deref().unwrap_or_default()),
                 }
             }
-            Kind::Result if self.tool_call && is_error(answer) => {
+            Kind::Result if traced.tool_call && is_error(answer) => {
                 self.failed("tool_error", "the tool's result has isError: true");
             }
             _ => {}
@@ -151,20 +162,38 @@ impl McpSpan {
     /// The answer is not a JSON-RPC message (an upstream's non-JSON error status, a stream
     /// that ended before the response): `error_type` is the HTTP status or a word.
     pub(crate) fn failed(&self, error_type: &str, description: &str) {
-        if self.span.is_disabled() {
-            return;
-        }
-        self.span.record("error.type", error_type);
-        self.span.record("otel.status_code", "error");
+        let Some(traced) = &self.0 else { return };
+        traced.span.record("error.type", error_type);
+        traced.span.record("otel.status_code", "error");
         if !description.is_empty() {
-            self.span.record("otel.status_description", description);
+            traced.span.record("otel.status_description", description);
         }
     }
 
     fn error(&self, code: i64, message: Option<&str>) {
+        let Some(traced) = &self.0 else { return };
         let code = code.to_string();
-        self.span.record("rpc.response.status_code", code.as_str());
+        traced.span.record("rpc.response.status_code", code.as_str());
         self.failed(&code, message.unwrap_or_default());
+    }
+}
+
+pin_project! {
+    /// A future polled inside a span (when there is one: one pointer otherwise).
+    pub(crate) struct InSpan<F> {
+        #[pin]
+        future: F,
+        span: Option<Box<Span>>,
+    }
+}
+
+impl<F: Future> Future for InSpan<F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.project();
+        let _entered = this.span.as_ref().map(|span| span.enter());
+        this.future.poll(cx)
     }
 }
 
