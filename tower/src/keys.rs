@@ -59,19 +59,21 @@ impl RoutingKeys {
     pub fn new(message: &OwnedMessage, headers: &HeaderMap) -> Self {
         let msg = message.as_message();
         let session = headers.get(SESSION_ID);
-        RoutingKeys::found(message.bytes(), &msg, &msg.mcp(), headers, session)
+        RoutingKeys::found(message.bytes(), &msg, &msg.mcp(), headers, session, false)
     }
 
     /// The keys of `msg` (read from `body`), from the routing keys and the session header
-    /// the layer found.
+    /// the layer found. `strict`: the scanner checked the UTF-8 of every string (strict
+    /// validation); it always checks the method's.
     pub(crate) fn found(
         body: &Bytes,
         msg: &Message<'_>,
         mcp: &Mcp<'_>,
         headers: &HeaderMap,
         session: Option<&HeaderValue>,
+        strict: bool,
     ) -> Self {
-        let text = |s: Option<Str<'_>>| s.and_then(|s| Text::from_body(body, s));
+        let text = |s: Option<Str<'_>>| s.and_then(|s| Text::from_body(body, s, strict));
         let method = msg.method();
         // The one member a request's method names, found with one pass over the names.
         let (mut tool, mut prompt, mut resource_uri) = (None, None, None);
@@ -92,7 +94,7 @@ impl RoutingKeys {
             None => Text::from_header(headers.get(MCP_PROTOCOL_VERSION)),
         };
         RoutingKeys {
-            method: text(method),
+            method: method.and_then(|m| Text::from_body(body, m, true)),
             tool: text(tool),
             prompt: text(prompt),
             resource_uri: text(resource_uri),
@@ -161,12 +163,15 @@ enum Text {
 }
 
 impl Text {
-    fn from_body(body: &Bytes, s: Str<'_>) -> Option<Text> {
+    /// `checked`: the scanner checked that `s` is UTF-8.
+    fn from_body(body: &Bytes, s: Str<'_>, checked: bool) -> Option<Text> {
         let raw = s.raw();
         if s.has_escapes() {
             return s.decode().ok().map(|text| Text::Body(Bytes::from(text.into_owned())));
         }
-        std::str::from_utf8(raw).ok()?;
+        if !checked {
+            std::str::from_utf8(raw).ok()?;
+        }
         // `raw` lies inside `body` (the message was read from it): share it, else copy.
         let start = (raw.as_ptr() as usize).wrapping_sub(body.as_ptr() as usize);
         let shared = start.checked_add(raw.len()).filter(|&end| end <= body.len());
@@ -181,7 +186,8 @@ impl Text {
     }
 
     fn as_str(&self) -> &str {
-        // Checked at construction; short keys, so checking again is cheap and safe.
+        // UTF-8 by construction (checked here or by the scanner): checking again on short
+        // keys is cheap, and needs no `unsafe`.
         match self {
             Text::Body(bytes) => std::str::from_utf8(bytes).unwrap_or_default(),
             Text::Header(value) => value.to_str().unwrap_or_default(),

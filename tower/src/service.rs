@@ -17,7 +17,7 @@ use rpcscan::response::{
     ErrorResponse, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     METHOD_NOT_FOUND,
 };
-use rpcscan::{Kind, Message, OwnedMessage, Str};
+use rpcscan::{Kind, Message, OwnedMessage, Str, Validation};
 use tower_service::Service;
 
 use crate::body::{ResponseBody, SseInspector};
@@ -279,6 +279,7 @@ where
             &mcp,
             &parts.headers,
             exchange.session.as_ref(),
+            shared.parser.validation_mode() == Validation::Strict,
         );
         let span = McpSpan::client_message(&msg, &keys, parts.version);
         let verdict = check_message(shared, &parts.headers, &msg, &mcp);

@@ -106,7 +106,8 @@ impl McpSpan {
         if span.is_disabled() {
             return;
         }
-        let keys = RoutingKeys::found(&Bytes::new(), msg, &msg.mcp(), &HeaderMap::new(), None);
+        let keys =
+            RoutingKeys::found(&Bytes::new(), msg, &msg.mcp(), &HeaderMap::new(), None, false);
         describe(&span, msg, &keys);
         if let Some(session) = session {
             span.record("mcp.session.id", session);
