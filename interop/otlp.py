@@ -96,6 +96,11 @@ def check(path):
            any(s["status"] == "STATUS_CODE_ERROR" and s["message"] == "Unknown tool"
                and s["attributes"].get("error.type") == "-32602"
                and s["attributes"].get("rpcscan.rejected") == "policy" for s in denied))
+    expect("the denied call's span has the traceparent of its params._meta as parent",
+           any(s["trace"] == "4bf92f3577b34da6a3ce929d0e0e4736" and s["parent"] == "00f067aa0ba902b7"
+               for s in denied))
+    expect("the other spans are in traces of their own",
+           all(s["trace"] != "4bf92f3577b34da6a3ce929d0e0e4736" for s in spans if s not in denied))
     long = {s["id"]: s for s in named("tools/call trigger-long-running-operation")}
     progress = named("notifications/progress")
     expect("CLIENT spans `notifications/progress` (server notifications) inside their tools/call's span",

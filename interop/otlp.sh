@@ -5,7 +5,8 @@
 # @modelcontextprotocol/server-everything, and a denied tool call is sent by hand. The
 # spans are checked after the gateway's SIGTERM (it flushes on exit): tools/call with its
 # tool, a client notification, an error answer, the layer's own rejection, server
-# notifications and requests inside their POST's span. Called by .ci/run.
+# notifications and requests inside their POST's span, the trace context a message carries
+# in params._meta as its span's parent. Called by .ci/run.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r otlp-requirements.txt
@@ -42,7 +43,8 @@ wait_port "$gw"
 
 timeout 120 "$py" http-client.py "http://127.0.0.1:$gw/mcp" >"$work/session.json"
 denied=$(curl -s -H 'content-type: application/json' -H 'accept: application/json, text/event-stream' \
-  -d '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get-env"}}' "http://127.0.0.1:$gw/mcp")
+  -d '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get-env","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}}' \
+  "http://127.0.0.1:$gw/mcp")
 [ "$denied" = '{"jsonrpc": "2.0", "id": 5, "error": {"code": -32602, "message": "Unknown tool"}}' ] ||
   { echo "FAIL: the denied call got $denied"; exit 1; }
 kill -TERM "$gateway_pid"

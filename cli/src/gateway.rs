@@ -137,11 +137,6 @@ async fn serve(args: GatewayArgs) -> u8 {
         },
         Err(e) => return fail("--upstream", &e),
     };
-    // Exports until this function returns (then flushes).
-    let _otlp = match crate::otlp::install(args.otlp_endpoint.as_deref()) {
-        Ok(otlp) => otlp,
-        Err(e) => return fail("--otlp-endpoint", &e),
-    };
     let (log, log_writer) = match log::open(args.log.as_deref()) {
         Ok(log) => log,
         Err(e) => return fail("--log", &e),
@@ -167,6 +162,11 @@ async fn serve(args: GatewayArgs) -> u8 {
     if !args.allow_origin.is_empty() {
         layer = layer.allow_origins(args.allow_origin);
     }
+    // Exports until this function returns (then flushes).
+    let (layer, _otlp) = match crate::otlp::install(args.otlp_endpoint.as_deref(), layer) {
+        Ok(installed) => installed,
+        Err(e) => return fail("--otlp-endpoint", &e),
+    };
 
     let listener = match TcpListener::bind(args.listen).await {
         Ok(listener) => listener,

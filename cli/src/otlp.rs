@@ -1,15 +1,22 @@
 //! `rpcscan gateway --otlp-endpoint URL`: the spans `rpcscan_tower` opens for every MCP
 //! message (docs/tower.md lists them and their attributes) exported as OTLP/HTTP protobuf
 //! to an OpenTelemetry collector, batched by the SDK on the gateway's tokio runtime. Only
-//! the layer's spans are exported (`tracing` target `rpcscan_tower`).
+//! the layer's spans are exported (`tracing` target `rpcscan_tower`). A message carrying a
+//! W3C trace context in `params._meta` (`traceparent`, `tracestate`) gets it as its span's
+//! remote parent, as the OpenTelemetry MCP conventions ask.
 
-use opentelemetry::trace::TracerProvider as _;
+use opentelemetry::propagation::{Extractor, TextMapPropagator};
+use opentelemetry::trace::{TraceContextExt as _, TracerProvider as _};
 use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig};
+use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::runtime::Tokio;
 use opentelemetry_sdk::trace::span_processor_with_async_runtime::BatchSpanProcessor;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use opentelemetry_sdk::Resource;
+use rpcscan::Message;
+use rpcscan_tower::McpLayer;
 use tracing::Level;
+use tracing_opentelemetry::OpenTelemetrySpanExt as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::Layer as _;
@@ -19,10 +26,51 @@ use tracing_subscriber::Layer as _;
 pub struct Otlp(SdkTracerProvider);
 
 /// Installs the exporter when `endpoint` is given (the collector's traces URL, used as
-/// given: `http://HOST:4318/v1/traces`). Call it inside the gateway's multi-thread runtime,
-/// and keep what it returns until the gateway stops.
-pub fn install(endpoint: Option<&str>) -> Result<Option<Otlp>, String> {
-    endpoint.map(exporter).transpose()
+/// given: `http://HOST:4318/v1/traces`), and has `layer` give each span its parent from
+/// `_meta`. Call it inside the gateway's multi-thread runtime, and keep the `Otlp` until the
+/// gateway stops.
+pub fn install(
+    endpoint: Option<&str>,
+    layer: McpLayer,
+) -> Result<(McpLayer, Option<Otlp>), String> {
+    match endpoint {
+        Some(endpoint) => Ok((layer.on_span(parent_from_meta), Some(exporter(endpoint)?))),
+        None => Ok((layer, None)),
+    }
+}
+
+/// The sender's trace context in `params._meta`, as the span's remote parent.
+fn parent_from_meta(span: &tracing::Span, msg: &Message<'_>) {
+    let Some(meta) = msg.params_meta().unique() else { return };
+    let [parent, state] = meta.get_many(["traceparent", "tracestate"]);
+    let Some(parent) = parent.as_str().and_then(|s| s.decode().ok()) else { return };
+    let state = state.as_str().and_then(|s| s.decode().ok());
+    let carrier = Meta { traceparent: &parent, tracestate: state.as_deref() };
+    let context = TraceContextPropagator::new().extract(&carrier);
+    if context.span().span_context().is_valid() {
+        // Fails only for a span no OpenTelemetry layer records.
+        let _ = span.set_parent(context);
+    }
+}
+
+/// The two `_meta` members a W3C propagator reads.
+struct Meta<'a> {
+    traceparent: &'a str,
+    tracestate: Option<&'a str>,
+}
+
+impl Extractor for Meta<'_> {
+    fn get(&self, key: &str) -> Option<&str> {
+        match key {
+            "traceparent" => Some(self.traceparent),
+            "tracestate" => self.tracestate,
+            _ => None,
+        }
+    }
+
+    fn keys(&self) -> Vec<&str> {
+        vec!["traceparent", "tracestate"]
+    }
 }
 
 fn exporter(endpoint: &str) -> Result<Otlp, String> {

@@ -281,7 +281,7 @@ where
             exchange.session.as_ref(),
             shared.parser.validation_mode() == Validation::Strict,
         );
-        let span = McpSpan::client_message(&msg, &keys, parts.version);
+        let span = McpSpan::client_message(&msg, &keys, parts.version, shared.on_span.as_ref());
         let verdict = check_message(shared, &parts.headers, &msg, &mcp);
         shared.observer.message(&Event {
             direction: Direction::ClientToServer,

@@ -9,6 +9,7 @@
 use std::fmt::Display;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -19,6 +20,7 @@ use tracing::field::Empty;
 use tracing::{info_span, Span};
 
 use crate::keys::RoutingKeys;
+use crate::layer::SpanHook;
 use crate::observe::Rejection;
 
 /// The `tracing` target of every span of the layer.
@@ -33,6 +35,8 @@ pub(crate) struct McpSpan(Option<Box<Traced>>);
 struct Traced {
     span: Span,
     tool_call: bool,
+    /// [`crate::McpLayer::on_span`], for the spans of the server's messages too.
+    hook: Option<Arc<SpanHook>>,
 }
 
 impl McpSpan {
@@ -42,7 +46,12 @@ impl McpSpan {
 
     /// The span of a client request or notification the layer parsed (none for a client's
     /// response: its method is the server request's, which the layer does not keep).
-    pub(crate) fn client_message(msg: &Message<'_>, keys: &RoutingKeys, version: Version) -> Self {
+    pub(crate) fn client_message(
+        msg: &Message<'_>,
+        keys: &RoutingKeys,
+        version: Version,
+        hook: Option<&Arc<SpanHook>>,
+    ) -> Self {
         if !matches!(msg.kind(), Kind::Request | Kind::Notification) {
             return McpSpan::none();
         }
@@ -79,7 +88,10 @@ impl McpSpan {
         if tool_call {
             span.record("gen_ai.operation.name", "execute_tool");
         }
-        McpSpan(Some(Box::new(Traced { span, tool_call })))
+        if let Some(hook) = hook {
+            hook(&span, msg);
+        }
+        McpSpan(Some(Box::new(Traced { span, tool_call, hook: hook.cloned() })))
     }
 
     /// A span for a request or notification the server sends on a stream (sampling,
@@ -111,6 +123,9 @@ impl McpSpan {
         describe(&span, msg, &keys);
         if let Some(session) = session {
             span.record("mcp.session.id", session);
+        }
+        if let Some(hook) = self.0.as_ref().and_then(|traced| traced.hook.as_ref()) {
+            hook(&span, msg);
         }
     }
 

@@ -77,6 +77,10 @@ type Answer = fn() -> Response<Full<Bytes>>;
 /// Sends `body` with an `Mcp-Session-Id` through the layer (tools `echo`, `fail` and
 /// `stream` allowed) to an upstream answering with `answer`; returns the spans recorded.
 fn spans(body: &'static str, answer: Answer) -> Vec<Recorded> {
+    spans_with(McpLayer::new(), body, answer)
+}
+
+fn spans_with(layer: McpLayer, body: &'static str, answer: Answer) -> Vec<Recorded> {
     let capture = Capture::default();
     let spans = capture.spans.clone();
     tracing::subscriber::with_default(capture, || {
@@ -85,7 +89,7 @@ fn spans(body: &'static str, answer: Answer) -> Vec<Recorded> {
             let upstream = service_fn(move |_: Request<RequestBody<Full<Bytes>>>| async move {
                 Ok::<_, Infallible>(answer())
             });
-            let service = McpLayer::new().allow_tools(["echo", "fail", "stream"]).layer(upstream);
+            let service = layer.allow_tools(["echo", "fail", "stream"]).layer(upstream);
             let request = Request::post("/mcp")
                 .header("content-type", "application/json")
                 .header("mcp-session-id", "s-1")
@@ -230,4 +234,36 @@ fn a_stream_that_ends_before_the_response_fails_the_span() {
     );
     assert_eq!(spans[0].fields["error.type"], "_OTHER");
     assert_eq!(spans[0].fields["otel.status_description"], "the stream ended before the response");
+}
+
+#[test]
+fn the_span_hook_sees_each_span_and_its_message() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let hook_seen = seen.clone();
+    let layer = McpLayer::new().on_span(move |span, msg| {
+        let method = msg.method().map(|m| m.decode().unwrap().into_owned());
+        hook_seen.lock().unwrap().push((span.metadata().map(|m| m.name()), method));
+    });
+    let spans = spans_with(
+        layer,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"stream"}}"#,
+        || {
+            let events = concat!(
+                "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n",
+                "data: {\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{\"content\":[]}}\n\n",
+            );
+            Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Full::new(Bytes::from_static(events.as_bytes())))
+                .unwrap()
+        },
+    );
+    assert_eq!(spans.len(), 2);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            (Some("mcp.server"), Some("tools/call".to_owned())),
+            (Some("mcp.client"), Some("notifications/message".to_owned())),
+        ]
+    );
 }
