@@ -58,19 +58,19 @@ impl RoutingKeys {
     /// checks the message: a forwarded request has them already).
     pub fn new(message: &OwnedMessage, headers: &HeaderMap) -> Self {
         let msg = message.as_message();
-        let session = headers.get(SESSION_ID);
-        RoutingKeys::found(message.bytes(), &msg, &msg.mcp(), headers, session, false)
+        let (session, version) = (headers.get(SESSION_ID), headers.get(MCP_PROTOCOL_VERSION));
+        RoutingKeys::found(message.bytes(), &msg, &msg.mcp(), session, version, false)
     }
 
-    /// The keys of `msg` (read from `body`), from the routing keys and the session header
-    /// the layer found. `strict`: the scanner checked the UTF-8 of every string (strict
-    /// validation); it always checks the method's.
+    /// The keys of `msg` (read from `body`), from the routing keys and the headers
+    /// (`Mcp-Session-Id`, `MCP-Protocol-Version`) the layer found. `strict`: the scanner
+    /// checked the UTF-8 of every string (strict validation); it always checks the method's.
     pub(crate) fn found(
         body: &Bytes,
         msg: &Message<'_>,
         mcp: &Mcp<'_>,
-        headers: &HeaderMap,
         session: Option<&HeaderValue>,
+        version: Option<&HeaderValue>,
         strict: bool,
     ) -> Self {
         let text = |s: Option<Str<'_>>| s.and_then(|s| Text::from_body(body, s, strict));
@@ -91,7 +91,7 @@ impl RoutingKeys {
         }
         let protocol_version = match text(mcp.protocol_version().as_str()) {
             Some(version) => Some(version),
-            None => Text::from_header(headers.get(MCP_PROTOCOL_VERSION)),
+            None => Text::from_header(version),
         };
         RoutingKeys {
             method: method.and_then(|m| Text::from_body(body, m, true)),

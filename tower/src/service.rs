@@ -273,16 +273,17 @@ where
     let (tool, keys, span) = {
         let msg = message.as_message();
         let mcp = msg.mcp();
+        let mirrored = Mirrored::new(&parts.headers);
         let keys = RoutingKeys::found(
             message.bytes(),
             &msg,
             &mcp,
-            &parts.headers,
             exchange.session.as_ref(),
+            mirrored.protocol_version(),
             shared.parser.validation_mode() == Validation::Strict,
         );
         let span = McpSpan::client_message(&msg, &keys, parts.version, shared.on_span.as_ref());
-        let verdict = check_message(shared, &parts.headers, &msg, &mcp);
+        let verdict = check_message(shared, &mirrored, &msg, &mcp);
         shared.observer.message(&Event {
             direction: Direction::ClientToServer,
             session: text(exchange.session.as_ref()),
@@ -365,21 +366,37 @@ fn check_head(shared: &Shared, headers: &HeaderMap) -> Option<Reject> {
     None
 }
 
+/// The headers a 2026-07-28 request mirrors its body in (`Mcp-Method`, `Mcp-Name`,
+/// `MCP-Protocol-Version`), each looked up once: its first value, and whether there is a
+/// second.
+#[derive(Clone, Copy)]
+struct Mirrored<'h>([(Option<&'h HeaderValue>, bool); 3]);
+
+impl<'h> Mirrored<'h> {
+    fn new(headers: &'h HeaderMap) -> Self {
+        let lookup = |name: &HeaderName| {
+            let mut values = headers.get_all(name).iter();
+            (values.next(), values.next().is_some())
+        };
+        Mirrored([lookup(&MCP_METHOD), lookup(&MCP_NAME), lookup(&MCP_PROTOCOL_VERSION)])
+    }
+
+    fn protocol_version(&self) -> Option<&'h HeaderValue> {
+        self.0[2].0
+    }
+}
+
 /// The checks on a valid client message, in order: MCP headers, duplicate routing keys,
 /// method allow-list, tool allow-list, the user's policy.
 fn check_message(
     shared: &Shared,
-    headers: &HeaderMap,
+    mirrored: &Mirrored<'_>,
     msg: &Message<'_>,
     mcp: &Mcp<'_>,
 ) -> Result<(), Reject> {
     let id = msg.id().map(|id| id.raw());
     // Each header looked up once: its first value, and whether there is a second.
-    let lookup = |name: &HeaderName| {
-        let mut values = headers.get_all(name).iter();
-        (values.next(), values.next().is_some())
-    };
-    let mirrored = [lookup(&MCP_METHOD), lookup(&MCP_NAME), lookup(&MCP_PROTOCOL_VERSION)];
+    let mirrored = mirrored.0;
     let applies = match shared.header_check {
         HeaderCheck::Always => true,
         HeaderCheck::Off => false,

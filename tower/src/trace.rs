@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{HeaderMap, Version};
+use http::Version;
 use pin_project_lite::pin_project;
 use rpcscan::{Kind, Message};
 use tracing::field::Empty;
@@ -118,8 +118,7 @@ impl McpSpan {
         if span.is_disabled() {
             return;
         }
-        let keys =
-            RoutingKeys::found(&Bytes::new(), msg, &msg.mcp(), &HeaderMap::new(), None, false);
+        let keys = RoutingKeys::found(&Bytes::new(), msg, &msg.mcp(), None, None, false);
         describe(&span, msg, &keys);
         if let Some(session) = session {
             span.record("mcp.session.id", session);
