@@ -99,6 +99,10 @@ pub struct GatewayArgs {
     /// Allow listen addresses other than loopback.
     #[arg(long)]
     allow_remote: bool,
+    /// Export a span per MCP message (OpenTelemetry MCP conventions) to this OTLP/HTTP
+    /// traces endpoint, protobuf (`http://127.0.0.1:4318/v1/traces`).
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 /// Runs the gateway until SIGINT or SIGTERM.
@@ -158,6 +162,11 @@ async fn serve(args: GatewayArgs) -> u8 {
     if !args.allow_origin.is_empty() {
         layer = layer.allow_origins(args.allow_origin);
     }
+    // Exports until this function returns (then flushes).
+    let (layer, _otlp) = match crate::otlp::install(args.otlp_endpoint.as_deref(), layer) {
+        Ok(installed) => installed,
+        Err(e) => return fail("--otlp-endpoint", &e),
+    };
 
     let listener = match TcpListener::bind(args.listen).await {
         Ok(listener) => listener,

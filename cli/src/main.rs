@@ -18,6 +18,7 @@ mod classify;
 mod ctrl_c;
 mod filter;
 mod gateway;
+mod otlp;
 mod pair;
 mod proxy;
 mod respond;

@@ -17,6 +17,7 @@ use rpcscan::{Kind, OwnedMessage, Parser};
 use tokio::time::Sleep;
 
 use crate::observe::{Direction, Event, Observer};
+use crate::trace::McpSpan;
 use crate::BoxError;
 
 pin_project! {
@@ -147,6 +148,8 @@ pub(crate) struct SseInspector {
     request: Option<OwnedMessage>,
     start: Instant,
     idle: Option<(Duration, Pin<Box<Sleep>>)>,
+    /// The POST's request span, until its response passes.
+    span: McpSpan,
 }
 
 impl SseInspector {
@@ -168,7 +171,13 @@ impl SseInspector {
             request,
             start,
             idle: idle.map(|d| (d, Box::pin(tokio::time::sleep(d)))),
+            span: McpSpan::none(),
         }
+    }
+
+    /// The POST's request span, ended when its response passes.
+    pub(crate) fn span(self, span: McpSpan) -> Self {
+        SseInspector { span, ..self }
     }
 
     fn feed(&mut self, data: &Bytes) {
@@ -182,6 +191,9 @@ impl SseInspector {
         while let Some(item) = self.decoder.decode_eof(&mut self.buf) {
             self.classify(item);
         }
+        // A request's span still open: the stream ended without its response.
+        self.span.failed("_OTHER", "the stream ended before the response");
+        self.span.close();
     }
 
     fn rearm(&mut self) {
@@ -230,6 +242,12 @@ impl SseInspector {
                     (true, Some(request)) => (request.method(), request.mcp().tool_name()),
                     _ => (msg.method(), msg.mcp().tool_name()),
                 };
+                if answers {
+                    self.span.answered(&msg);
+                    self.span.close();
+                } else {
+                    self.span.server_message(&msg, session);
+                }
                 let error_code = msg.error_code().and_then(|c| c.as_i64());
                 self.observer.message(&Event {
                     direction: Direction::ServerToClient,

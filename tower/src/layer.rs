@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::HeaderValue;
-use rpcscan::{Parser, Validation};
+use rpcscan::{Message, Parser, Validation};
 use tower_layer::Layer;
 
 use crate::observe::{NoObserver, Observer};
@@ -68,7 +68,11 @@ pub(crate) struct Shared {
     pub(crate) origins: Option<HashSet<HeaderValue>>,
     pub(crate) policy: Arc<dyn Policy>,
     pub(crate) observer: Arc<dyn Observer>,
+    pub(crate) on_span: Option<Arc<SpanHook>>,
 }
+
+/// See [`McpLayer::on_span`].
+pub(crate) type SpanHook = dyn Fn(&tracing::Span, &Message<'_>) + Send + Sync;
 
 impl Default for McpLayer {
     fn default() -> Self {
@@ -112,6 +116,7 @@ impl McpLayer {
                 origins: None,
                 policy: Arc::new(ForwardAll),
                 observer: Arc::new(NoObserver),
+                on_span: None,
             }),
         }
     }
@@ -224,6 +229,35 @@ impl McpLayer {
         let observer: Arc<dyn Observer> = Arc::new(observer);
         self.with(|s| s.observer = observer)
     }
+
+    /// Called with each span the layer opens for a message (only when a subscriber enabled
+    /// it) and the message, before anything runs inside the span: to give the span the
+    /// remote parent its sender put in `params._meta` (`traceparent`, `tracestate`), as the
+    /// OpenTelemetry MCP conventions ask, with the OpenTelemetry crate of your choice; or to
+    /// record fields of your own. `rpcscan gateway --otlp-endpoint` does the former.
+    ///
+    /// ```
+    /// use rpcscan::Message;
+    ///
+    /// fn traceparent<'a>(msg: &Message<'a>) -> Option<rpcscan::Str<'a>> {
+    ///     msg.params_meta().unique()?.get("traceparent").as_str()
+    /// }
+    /// let layer = rpcscan_tower::McpLayer::new().on_span(|span, msg| {
+    ///     if let Some(parent) = traceparent(msg) {
+    ///         // e.g. tracing_opentelemetry's `span.set_parent(...)` with the context a
+    ///         // W3C propagator extracts from it.
+    ///         let _ = (span, parent);
+    ///     }
+    /// });
+    /// # drop(layer);
+    /// ```
+    pub fn on_span(
+        self,
+        hook: impl Fn(&tracing::Span, &Message<'_>) + Send + Sync + 'static,
+    ) -> Self {
+        let hook: Arc<SpanHook> = Arc::new(hook);
+        self.with(|s| s.on_span = Some(hook))
+    }
 }
 
 impl Shared {
@@ -242,6 +276,7 @@ impl Shared {
             origins: self.origins.clone(),
             policy: Arc::clone(&self.policy),
             observer: Arc::clone(&self.observer),
+            on_span: self.on_span.clone(),
         }
     }
 }

@@ -62,8 +62,10 @@
 //!
 //! A forwarded POST reaches the inner service with its body unchanged
 //! ([`RequestBody`]`::Left`) and the scan in its extensions as an
-//! [`rpcscan::OwnedMessage`] over the same [`bytes::Bytes`]. Other methods (GET, DELETE)
-//! pass with their body untouched (`Right`) after the header-size and `Origin` checks.
+//! [`rpcscan::OwnedMessage`] over the same [`bytes::Bytes`], beside its [`RoutingKeys`]
+//! (method, tool, prompt, resource URI, session id, protocol version; decoded) for routers
+//! and rate limiters. Other methods (GET, DELETE) pass with their body untouched (`Right`)
+//! after the header-size and `Origin` checks.
 //!
 //! ## What an answer goes through
 //!
@@ -94,6 +96,16 @@
 //! its body. [`PrometheusObserver`] keeps counters and a latency histogram and renders
 //! them as Prometheus text.
 //!
+//! ## Tracing
+//!
+//! The layer opens a span per MCP message through the `tracing` crate (target
+//! [`TRACING_TARGET`], level INFO) with the attributes of the OpenTelemetry semantic
+//! conventions for MCP (`mcp.method.name`, `jsonrpc.request.id`, `mcp.session.id`,
+//! `gen_ai.tool.name`, `error.type`, ...): a `mcp.server` span per client request or
+//! notification until its answer is settled, a `mcp.client` span per request or
+//! notification the server sends on a stream. The inner service runs inside the message's
+//! span. Nothing is built without a subscriber. The repository's docs/tower.md lists them.
+//!
 //! ## Gateway
 //!
 //! With the `gateway` feature, the `gateway` module holds a hyper reverse proxy
@@ -113,13 +125,16 @@ mod body;
 mod collect;
 #[cfg(feature = "gateway")]
 pub mod gateway;
+mod keys;
 mod layer;
 mod observe;
 mod policy;
 mod prometheus;
 mod service;
+mod trace;
 
 pub use body::{IdleTimeout, ResponseBody};
+pub use keys::RoutingKeys;
 pub use layer::{
     HeaderCheck, McpLayer, DEFAULT_MAX_BODY_SIZE, DEFAULT_MAX_HEADER_SIZE,
     DEFAULT_MAX_RESPONSE_SIZE, DEFAULT_REQUEST_TIMEOUT,
@@ -128,6 +143,7 @@ pub use observe::{Answer, Direction, Event, NoObserver, Observer, Rejection};
 pub use policy::{policy_fn, Decision, Denial, ForwardAll, Policy};
 pub use prometheus::PrometheusObserver;
 pub use service::{McpService, RequestBody, ResponseFuture};
+pub use trace::TARGET as TRACING_TARGET;
 
 /// The README's example, compiled as a doctest.
 #[cfg(doctest)]

@@ -17,14 +17,16 @@ use rpcscan::response::{
     ErrorResponse, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
     METHOD_NOT_FOUND,
 };
-use rpcscan::{Kind, Message, OwnedMessage, Str};
+use rpcscan::{Kind, Message, OwnedMessage, Str, Validation};
 use tower_service::Service;
 
 use crate::body::{ResponseBody, SseInspector};
 use crate::collect::{before, collect, CollectError};
+use crate::keys::RoutingKeys;
 use crate::layer::{HeaderCheck, Shared};
 use crate::observe::{Answer, Direction, Event, Rejection};
 use crate::policy::Decision;
+use crate::trace::McpSpan;
 use crate::BoxError;
 
 /// The body the inner service receives: a POST's body as the bytes that were scanned
@@ -161,7 +163,9 @@ impl Exchange {
         body: Vec<u8>,
         session: Option<&HeaderValue>,
         request: Option<&OwnedMessage>,
+        span: &McpSpan,
     ) -> Response<ResponseBody<B>> {
+        span.rejected(rejection, &body);
         let asked = request.filter(|r| r.kind() == Kind::Request);
         self.shared.observer.message(&Event {
             direction: Direction::ServerToClient,
@@ -208,9 +212,17 @@ where
         let request = Request::from_parts(parts, Either::Right(body));
         let Ok(response) = before(deadline, inner.call(request)).await else {
             let (status, body) = upstream_timeout(None);
-            return Ok(exchange.answer_for_upstream(Rejection::Timeout, status, body, None, None));
+            let none = McpSpan::none();
+            return Ok(exchange.answer_for_upstream(
+                Rejection::Timeout,
+                status,
+                body,
+                None,
+                None,
+                &none,
+            ));
         };
-        return Ok(respond(response?, None, &exchange, deadline).await);
+        return Ok(respond(response?, None, &exchange, deadline, McpSpan::none()).await);
     }
 
     let bytes = match collect(body, shared.max_body_size, shared.idle_timeout, deadline).await {
@@ -256,11 +268,22 @@ where
             return Ok(reject.respond());
         }
     };
-    // The routing keys are found once: the tool name goes on to the answer's event.
-    let tool = {
+    // The routing keys are found once: the tool name goes on to the answer's event, all of
+    // them to the request's extensions and its span.
+    let (tool, keys, span) = {
         let msg = message.as_message();
         let mcp = msg.mcp();
-        let verdict = check_message(shared, &parts.headers, &msg, &mcp);
+        let mirrored = Mirrored::new(&parts.headers);
+        let keys = RoutingKeys::found(
+            message.bytes(),
+            &msg,
+            &mcp,
+            exchange.session.as_ref(),
+            mirrored.protocol_version(),
+            shared.parser.validation_mode() == Validation::Strict,
+        );
+        let span = McpSpan::client_message(&msg, &keys, parts.version, shared.on_span.as_ref());
+        let verdict = check_message(shared, &mirrored, &msg, &mcp);
         shared.observer.message(&Event {
             direction: Direction::ClientToServer,
             session: text(exchange.session.as_ref()),
@@ -279,19 +302,30 @@ where
             request_id: None,
         });
         if let Err(reject) = verdict {
+            span.rejected(reject.rejection, &reject.body);
             return Ok(reject.respond());
         }
-        mcp.tool_name()
+        (mcp.tool_name(), keys, span)
     };
 
     parts.extensions.insert(message.clone());
+    parts.extensions.insert(keys);
     let request = Request::from_parts(parts, Either::Left(Full::new(message.bytes().clone())));
-    let Ok(response) = before(deadline, inner.call(request)).await else {
+    // What the inner service does on the message's behalf happens inside its span.
+    let call = span.instrument(|| inner.call(request));
+    let Ok(response) = before(deadline, call).await else {
         let (status, body) = upstream_timeout(Some(&message));
         let rejection = Rejection::Timeout;
-        return Ok(exchange.answer_for_upstream(rejection, status, body, None, Some(&message)));
+        return Ok(exchange.answer_for_upstream(
+            rejection,
+            status,
+            body,
+            None,
+            Some(&message),
+            &span,
+        ));
     };
-    Ok(respond(response?, Some((&message, tool)), &exchange, deadline).await)
+    Ok(respond(response?, Some((&message, tool)), &exchange, deadline, span).await)
 }
 
 /// Checks that need only the head: header block size and `Origin`.
@@ -332,21 +366,37 @@ fn check_head(shared: &Shared, headers: &HeaderMap) -> Option<Reject> {
     None
 }
 
+/// The headers a 2026-07-28 request mirrors its body in (`Mcp-Method`, `Mcp-Name`,
+/// `MCP-Protocol-Version`), each looked up once: its first value, and whether there is a
+/// second.
+#[derive(Clone, Copy)]
+struct Mirrored<'h>([(Option<&'h HeaderValue>, bool); 3]);
+
+impl<'h> Mirrored<'h> {
+    fn new(headers: &'h HeaderMap) -> Self {
+        let lookup = |name: &HeaderName| {
+            let mut values = headers.get_all(name).iter();
+            (values.next(), values.next().is_some())
+        };
+        Mirrored([lookup(&MCP_METHOD), lookup(&MCP_NAME), lookup(&MCP_PROTOCOL_VERSION)])
+    }
+
+    fn protocol_version(&self) -> Option<&'h HeaderValue> {
+        self.0[2].0
+    }
+}
+
 /// The checks on a valid client message, in order: MCP headers, duplicate routing keys,
 /// method allow-list, tool allow-list, the user's policy.
 fn check_message(
     shared: &Shared,
-    headers: &HeaderMap,
+    mirrored: &Mirrored<'_>,
     msg: &Message<'_>,
     mcp: &Mcp<'_>,
 ) -> Result<(), Reject> {
     let id = msg.id().map(|id| id.raw());
     // Each header looked up once: its first value, and whether there is a second.
-    let lookup = |name: &HeaderName| {
-        let mut values = headers.get_all(name).iter();
-        (values.next(), values.next().is_some())
-    };
-    let mirrored = [lookup(&MCP_METHOD), lookup(&MCP_NAME), lookup(&MCP_PROTOCOL_VERSION)];
+    let mirrored = mirrored.0;
     let applies = match shared.header_check {
         HeaderCheck::Always => true,
         HeaderCheck::Off => false,
@@ -516,6 +566,7 @@ async fn respond<ResB>(
     request: Option<(&OwnedMessage, Option<Str<'_>>)>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
+    span: McpSpan,
 ) -> Response<ResponseBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
@@ -544,7 +595,8 @@ where
             request.map(|(r, _)| r.clone()),
             exchange.start,
             shared.idle_timeout,
-        );
+        )
+        .span(span);
         return Response::from_parts(parts, ResponseBody::sse(body, inspector));
     }
     let message = request.map(|(r, _)| r);
@@ -558,10 +610,14 @@ where
             body,
             session.as_ref(),
             message,
+            &span,
         );
     }
     if media == Media::Json && !parts.status.is_success() {
-        return pass_error_status(parts, body, request, session, exchange, deadline).await;
+        return pass_error_status(parts, body, request, session, exchange, deadline, span).await;
+    }
+    if !parts.status.is_success() {
+        span.failed(parts.status.as_str(), parts.status.canonical_reason().unwrap_or_default());
     }
     let Some((request, tool)) = request.filter(|_| asked) else {
         return Response::from_parts(parts, ResponseBody::plain(body));
@@ -593,6 +649,7 @@ where
                 event.error_code = msg.error_code().and_then(|c| c.as_i64());
                 if msg.kind().is_response() && msg.id() == request.id() {
                     event.rejected = None;
+                    span.answered(&msg);
                 }
                 None
             }
@@ -613,6 +670,9 @@ where
         _ => bad_answer(Some(request)),
     });
     event.answer = own_answer.as_ref().map(|(status, body)| Answer::new(*status, body));
+    if let (Some(rejection), Some((_, body))) = (event.rejected, &own_answer) {
+        span.rejected(rejection, body);
+    }
     shared.observer.message(&event);
     match (collected, own_answer) {
         (Ok(bytes), None) => Response::from_parts(parts, ResponseBody::full(bytes)),
@@ -634,6 +694,7 @@ async fn pass_error_status<ResB>(
     session: Option<HeaderValue>,
     exchange: &Exchange,
     deadline: Option<tokio::time::Instant>,
+    span: McpSpan,
 ) -> Response<ResponseBody<ResB>>
 where
     ResB: Body<Data = Bytes>,
@@ -667,6 +728,7 @@ where
             };
             event.rejected = Some(rejection);
             event.answer = Some(Answer::new(status, &body));
+            span.rejected(rejection, &body);
             shared.observer.message(&event);
             return reply(status, body);
         }
@@ -676,8 +738,15 @@ where
         Ok(msg) => {
             event.kind = msg.kind();
             event.error_code = msg.error_code().and_then(|c| c.as_i64());
+            match msg.kind() {
+                Kind::Error => span.answered(&msg),
+                _ => span.failed(parts.status.as_str(), ""),
+            }
         }
-        Err(invalid) => event.error_code = Some(invalid.code()),
+        Err(invalid) => {
+            event.error_code = Some(invalid.code());
+            span.failed(parts.status.as_str(), "");
+        }
     }
     shared.observer.message(&event);
     Response::from_parts(parts, ResponseBody::full(bytes))

@@ -769,3 +769,78 @@ async fn timeouts_too_long_to_represent_are_no_timeouts() {
     .await;
     assert_eq!((status, &body[..]), (StatusCode::OK, EVENT));
 }
+
+/// A forwarded request carries its routing keys, decoded, beside the scan; the body's
+/// `_meta` version wins over the header's, which stands in when the body has none.
+#[tokio::test]
+async fn routing_keys_travel_in_the_extensions() {
+    let keys = Arc::new(Mutex::new(Vec::new()));
+    let seen = keys.clone();
+    let service =
+        McpLayer::new().layer(service_fn(move |request: Request<RequestBody<TestBody>>| {
+            seen.lock()
+                .unwrap()
+                .push(request.extensions().get::<rpcscan_tower::RoutingKeys>().cloned());
+            async { Ok::<_, Infallible>(json(200, OK)) }
+        }));
+    let calls = [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get\u005fweather","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            vec![
+                ("mcp-session-id", "s-1"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "get_weather"),
+            ],
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///a b"}}"#,
+            vec![("mcp-protocol-version", "2025-11-25")],
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"greet"}}"#, vec![]),
+    ];
+    for (body, headers) in calls {
+        let (status, _) = read(service.clone().oneshot(post(body, &headers)).await.unwrap()).await;
+        assert_eq!(status, 200);
+    }
+    let keys = keys.lock().unwrap();
+    let got: Vec<_> = keys
+        .iter()
+        .map(|k| {
+            let k = k.as_ref().expect("keys in the extensions");
+            [
+                k.method(),
+                k.tool(),
+                k.prompt(),
+                k.resource_uri(),
+                k.session_id(),
+                k.protocol_version(),
+                k.target(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            [
+                Some("tools/call"),
+                Some("get_weather"),
+                None,
+                None,
+                Some("s-1"),
+                Some("2026-07-28"),
+                Some("get_weather")
+            ],
+            [
+                Some("resources/subscribe"),
+                None,
+                None,
+                Some("file:///a b"),
+                None,
+                Some("2025-11-25"),
+                None
+            ],
+            [Some("prompts/get"), None, Some("greet"), None, None, None, Some("greet")],
+        ]
+    );
+}
