@@ -13,7 +13,7 @@ use crate::text::Str;
 pub(super) type Seeded = foldhash::fast::RandomState;
 
 /// A decoded id or progress token with its side: see [`key`].
-type Key = Small;
+pub(super) type Key = Small;
 
 /// Which of its two keys a request is indexed by.
 #[derive(Clone, Copy, Debug)]
@@ -170,8 +170,8 @@ impl Index {
     }
 
     /// The oldest request waiting with `key`.
-    pub(super) fn find(&self, table: &Table, which: Which, hash: u64, key: &[u8]) -> Option<u32> {
-        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key.as_slice() == key);
+    pub(super) fn find(&self, table: &Table, which: Which, hash: u64, key: &Key) -> Option<u32> {
+        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key == *key);
         self.heads.find(hash, same).copied()
     }
 
@@ -181,7 +181,7 @@ impl Index {
         let link = table.link(at, which)?;
         let hash = link.hash;
         let key = link.key.clone();
-        match self.find(table, which, hash, key.as_slice()) {
+        match self.find(table, which, hash, &key) {
             Some(head) => {
                 let last = table.link(head, which).map_or(head, |l| l.last);
                 if let Some(l) = table.link_mut(last, which) {
