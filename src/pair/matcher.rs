@@ -221,7 +221,7 @@ impl Pairing {
             sink(Event::NullIdError(response));
             return;
         }
-        let mut found = self.find(Which::Id);
+        let mut found = self.pop_by_id();
         // A request sent before its scope existed (an `initialize` has no session yet; its
         // answer opens one) is answered from within that scope.
         let unscoped = |raw: &[u8], out: &mut Vec<u8>| key(raw, answered, None, out);
@@ -229,9 +229,9 @@ impl Pairing {
             && fact.scope.is_some()
             && fact.id.is_some_and(|raw| unscoped(raw, &mut self.scratch))
         {
-            found = self.find(Which::Id);
+            found = self.pop_by_id();
         }
-        match found.and_then(|at| self.remove(at)) {
+        match found.and_then(|at| self.remove_popped(at)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
@@ -283,6 +283,21 @@ impl Pairing {
                 None => return,
             }
         }
+    }
+
+    /// The oldest request waiting with the id key in the scratch space, taken out of the
+    /// id index (not yet out of the others: [`Pairing::remove_popped`]).
+    fn pop_by_id(&mut self) -> Option<u32> {
+        let key = self.scratch.as_slice();
+        let hash = self.seed.hash_one(key);
+        self.by_id.pop(&mut self.in_flight, Which::Id, hash, &Key::new(key))
+    }
+
+    /// Takes a request already out of the id index ([`Pairing::pop_by_id`]) out of the
+    /// other tables.
+    fn remove_popped(&mut self, at: u32) -> Option<Request> {
+        self.by_token.remove(&mut self.in_flight, Which::Token, at);
+        Some(self.in_flight.take(at)?.request)
     }
 
     /// Takes a request out of every table.
