@@ -200,12 +200,10 @@ impl<'a> Fact<'a> {
                 if method == "tools/call" {
                     fact.tool = msg.params_name().as_str().map(|s| lossy(s.decode(), s.raw()));
                 }
-                fact.progress_token = msg
-                    .params_meta()
-                    .unique()
-                    .and_then(|meta| meta.get("progressToken").unique())
-                    .and_then(|v| v.as_id())
-                    .map(|id| id.raw());
+                fact.progress_token = msg.params_meta().unique().and_then(|meta| {
+                    only_token(meta.as_bytes())
+                        .or_else(|| meta.get("progressToken").unique()?.as_id().map(|id| id.raw()))
+                });
             }
             Kind::Notification if method == "notifications/cancelled" => {
                 fact.cancels = token_of("requestId");
@@ -215,7 +213,10 @@ impl<'a> Fact<'a> {
             }
             _ => {}
         }
-        fact.method = Some(lossy(method.decode(), method.raw()));
+        fact.method = Some(match known_method(method.raw()) {
+            Some(known) => Cow::Borrowed(known),
+            None => lossy(method.decode(), method.raw()),
+        });
         fact
     }
 
@@ -253,7 +254,95 @@ impl<'a> Fact<'a> {
     }
 }
 
+/// The methods most messages carry, by their raw bytes: a method among them needs no
+/// UTF-8 check of its own to be read as text (the check costs more than the match on
+/// short messages).
+const KNOWN_METHODS: [&str; 12] = [
+    "tools/call",
+    "tools/list",
+    "resources/read",
+    "resources/list",
+    "prompts/get",
+    "prompts/list",
+    "initialize",
+    "ping",
+    "notifications/progress",
+    "notifications/cancelled",
+    "notifications/initialized",
+    "completion/complete",
+];
+
+/// `raw` (a method string's bytes between the quotes) as one of [`KNOWN_METHODS`].
+#[inline]
+fn known_method(raw: &[u8]) -> Option<&'static str> {
+    KNOWN_METHODS.iter().copied().find(|m| m.as_bytes() == raw)
+}
+
+/// The progress token of a `_meta` object that holds it alone, written the plain way:
+/// `{"progressToken":` an integer or a string without escapes `}` (what SDKs send), read
+/// without walking the object member by member. `None`: any other shape (whitespace, other
+/// members, escapes, another value), for the general walk to read. The message was
+/// validated, so the value is JSON.
+#[inline]
+fn only_token(meta: &[u8]) -> Option<&[u8]> {
+    let value = meta.strip_prefix(b"{\"progressToken\":")?.strip_suffix(b"}")?;
+    match value {
+        [b'"', inner @ .., b'"'] if !inner.iter().any(|&b| b == b'"' || b == b'\\') => Some(value),
+        [b'-', digits @ ..] | digits
+            if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) =>
+        {
+            Some(value)
+        }
+        _ => None,
+    }
+}
+
 /// A string that holds a lone surrogate escape is shown with U+FFFD in its place.
 fn lossy<'a, E>(decoded: Result<Cow<'a, str>, E>, raw: &'a [u8]) -> Cow<'a, str> {
     decoded.unwrap_or_else(|_| String::from_utf8_lossy(raw))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain-`_meta` shortcut reads what the general walk reads, or leaves it to it.
+    #[test]
+    fn progress_token_shortcut_agrees_with_the_walk() {
+        #[rustfmt::skip]
+        let metas = [
+            r#"{"progressToken":7}"#, r#"{"progressToken":-0}"#, r#"{"progressToken":"a}b"}"#,
+            r#"{"progressToken":"é"}"#, r#"{"progressToken":"a\"b"}"#, r#"{"progressToken":""}"#,
+            r#"{"progressToken":1.5}"#, r#"{"progressToken":null}"#, r#"{"progressToken":{}}"#,
+            r#"{"progressToken":1,"x":2}"#, r#"{"progressToken":"a","progressToken":"b"}"#,
+            r#"{"x":1,"progressToken":2}"#, r#"{ "progressToken":3}"#, r#"{"progressToken":4 }"#,
+            r#"{"progress\u0054oken":5}"#, r#"{"progressToken":"x","y":"z"}"#, "{}",
+        ];
+        for meta in metas {
+            let json = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta}}}}}"#
+            );
+            let msg = crate::parse(json.as_bytes()).unwrap();
+            let fact = Fact::of(&msg, Position::default());
+            let meta = msg.params_meta().unique().unwrap();
+            let walked =
+                meta.get("progressToken").unique().and_then(|v| v.as_id()).map(|id| id.raw());
+            assert_eq!(fact.progress_token, walked, "{meta:?}");
+            if let Some(token) = only_token(meta.as_bytes()) {
+                assert_eq!(Some(token), walked, "{meta:?}");
+            }
+        }
+    }
+
+    /// Known methods read as text the same way any method does.
+    #[test]
+    fn known_methods_read_as_text() {
+        for method in KNOWN_METHODS.iter().copied().chain(["tools/callx", "é", "a\\u0062"]) {
+            let json = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}"}}"#);
+            let msg = crate::parse(json.as_bytes()).unwrap();
+            let fact = Fact::of(&msg, Position::default());
+            let decoded = msg.method().unwrap().decode().unwrap();
+            assert_eq!(fact.method.as_deref(), Some(&*decoded), "{method}");
+        }
+    }
 }

@@ -6,12 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::summary::MAX_KEYS;
-use super::table::{key, side, InFlight, Index, Link, Seeded, Table, Which, NONE};
+use super::table::{key, side, InFlight, Index, Key, Link, Seeded, Table, Which, NONE};
 use super::{Direction, Ending, Event, Fact, Outcome, RawId, Request, Response};
 use crate::kind::Kind;
 
 /// The default of [`Pairing::max_in_flight`].
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1_000_000;
+
+/// Names [`Pairing::share`] looks at before hashing: a method and a few tools.
+const RECENT_NAMES: usize = 8;
 
 /// Names longer than this are not shared (a hostile log could make them huge).
 const MAX_SHARED_NAME: usize = 128;
@@ -28,6 +31,10 @@ pub struct Pairing {
     /// Methods and tool names, shared by the requests that carry them (at most
     /// [`MAX_KEYS`], each at most [`MAX_SHARED_NAME`] bytes).
     names: HashSet<Arc<str>, Seeded>,
+    /// The names shared last (at most [`RECENT_NAMES`]), looked at before `names`.
+    recent: Vec<Arc<str>>,
+    /// Which of `recent` a new name replaces next.
+    next_recent: usize,
     seed: Seeded,
     max_in_flight: usize,
     timeout: Option<Duration>,
@@ -49,6 +56,8 @@ impl Pairing {
             by_id: Index::default(),
             by_token: Index::default(),
             names: HashSet::default(),
+            recent: Vec::new(),
+            next_recent: 0,
             seed: Seeded::default(),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
@@ -112,7 +121,7 @@ impl Pairing {
             Which::Id => &self.by_id,
             Which::Token => &self.by_token,
         };
-        index.find(&self.in_flight, which, self.seed.hash_one(key), key)
+        index.find(&self.in_flight, which, self.seed.hash_one(key), &Key::new(key))
     }
 
     fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
@@ -167,6 +176,26 @@ impl Pairing {
 
     /// The shared copy of a method or tool name.
     fn share(&mut self, name: &str) -> Arc<str> {
+        // Most requests carry a name shared a moment ago: a look at the last few costs less
+        // than hashing the name.
+        if let Some(recent) = self.recent.iter().find(|r| ***r == *name) {
+            return recent.clone();
+        }
+        let shared = self.share_new(name);
+        if self.recent.len() < RECENT_NAMES {
+            self.recent.push(shared.clone());
+        } else {
+            let at = self.next_recent % RECENT_NAMES;
+            self.next_recent = self.next_recent.wrapping_add(1);
+            if let Some(slot) = self.recent.get_mut(at) {
+                *slot = shared.clone();
+            }
+        }
+        shared
+    }
+
+    /// [`Pairing::share`] past the recent names.
+    fn share_new(&mut self, name: &str) -> Arc<str> {
         if let Some(shared) = self.names.get(name) {
             return shared.clone();
         }
@@ -192,7 +221,7 @@ impl Pairing {
             sink(Event::NullIdError(response));
             return;
         }
-        let mut found = self.find(Which::Id);
+        let mut found = self.pop_by_id();
         // A request sent before its scope existed (an `initialize` has no session yet; its
         // answer opens one) is answered from within that scope.
         let unscoped = |raw: &[u8], out: &mut Vec<u8>| key(raw, answered, None, out);
@@ -200,9 +229,9 @@ impl Pairing {
             && fact.scope.is_some()
             && fact.id.is_some_and(|raw| unscoped(raw, &mut self.scratch))
         {
-            found = self.find(Which::Id);
+            found = self.pop_by_id();
         }
-        match found.and_then(|at| self.remove(at)) {
+        match found.and_then(|at| self.remove_popped(at)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
@@ -254,6 +283,21 @@ impl Pairing {
                 None => return,
             }
         }
+    }
+
+    /// The oldest request waiting with the id key in the scratch space, taken out of the
+    /// id index (not yet out of the others: [`Pairing::remove_popped`]).
+    fn pop_by_id(&mut self) -> Option<u32> {
+        let key = self.scratch.as_slice();
+        let hash = self.seed.hash_one(key);
+        self.by_id.pop(&mut self.in_flight, Which::Id, hash, &Key::new(key))
+    }
+
+    /// Takes a request already out of the id index ([`Pairing::pop_by_id`]) out of the
+    /// other tables.
+    fn remove_popped(&mut self, at: u32) -> Option<Request> {
+        self.by_token.remove(&mut self.in_flight, Which::Token, at);
+        Some(self.in_flight.take(at)?.request)
     }
 
     /// Takes a request out of every table.

@@ -13,7 +13,7 @@ use crate::text::Str;
 pub(super) type Seeded = foldhash::fast::RandomState;
 
 /// A decoded id or progress token with its side: see [`key`].
-type Key = Small;
+pub(super) type Key = Small;
 
 /// Which of its two keys a request is indexed by.
 #[derive(Clone, Copy, Debug)]
@@ -170,19 +170,22 @@ impl Index {
     }
 
     /// The oldest request waiting with `key`.
-    pub(super) fn find(&self, table: &Table, which: Which, hash: u64, key: &[u8]) -> Option<u32> {
-        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key.as_slice() == key);
+    pub(super) fn find(&self, table: &Table, which: Which, hash: u64, key: &Key) -> Option<u32> {
+        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key == *key);
         self.heads.find(hash, same).copied()
     }
 
     /// Indexes the (newest) request at `at` by its link; the oldest request already
-    /// waiting with the same key, if there is one.
+    /// waiting with the same key, if there is one. One probe of the hash table.
     pub(super) fn insert(&mut self, table: &mut Table, which: Which, at: u32) -> Option<u32> {
         let link = table.link(at, which)?;
         let hash = link.hash;
         let key = link.key.clone();
-        match self.find(table, which, hash, key.as_slice()) {
-            Some(head) => {
+        let same = |&s: &u32| table.link(s, which).is_some_and(|l| l.key == key);
+        let rehash = |&s: &u32| table.link(s, which).map_or(0, |l| l.hash);
+        match self.heads.entry(hash, same, rehash) {
+            hashbrown::hash_table::Entry::Occupied(entry) => {
+                let head = *entry.get();
                 let last = table.link(head, which).map_or(head, |l| l.last);
                 if let Some(l) = table.link_mut(last, which) {
                     l.next = at;
@@ -192,15 +195,40 @@ impl Index {
                 }
                 Some(head)
             }
-            None => {
+            hashbrown::hash_table::Entry::Vacant(entry) => {
+                entry.insert(at);
                 if let Some(l) = table.link_mut(at, which) {
                     l.last = at;
                 }
-                let rehash = |&s: &u32| table.link(s, which).map_or(0, |l| l.hash);
-                self.heads.insert_unique(hash, at, rehash);
                 None
             }
         }
+    }
+
+    /// Takes the oldest request waiting with `key` out of its key's chain, in the same probe
+    /// that finds it (a response's common case: [`Index::find`] and then [`Index::remove`]
+    /// would probe twice).
+    pub(super) fn pop(
+        &mut self,
+        table: &mut Table,
+        which: Which,
+        hash: u64,
+        key: &Key,
+    ) -> Option<u32> {
+        let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key == *key);
+        let Ok(entry) = self.heads.find_entry(hash, same) else { return None };
+        let head = *entry.get();
+        let (next, last) = table.link(head, which).map_or((NONE, NONE), |l| (l.next, l.last));
+        if next == NONE {
+            entry.remove();
+        } else {
+            let mut entry = entry;
+            *entry.get_mut() = next;
+            if let Some(l) = table.link_mut(next, which) {
+                l.last = last;
+            }
+        }
+        Some(head)
     }
 
     /// Drops the request at `at` (still in the table) from its key's chain.

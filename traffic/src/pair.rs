@@ -307,40 +307,50 @@ impl<R: Report> Pairs<R> {
         })
     }
 
-    /// What the matcher reads of this item: requests, responses, cancels and progress,
-    /// with the log line's timestamp; with a timeout, any other timed message too (its time
-    /// alone expires stragglers, as every timed line of the log does). `None`: nothing.
-    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
+    /// What the matcher reads of this item, handed to `then`: requests, responses, cancels
+    /// and progress, with the log line's timestamp; with a timeout, any other timed message
+    /// too (its time alone expires stragglers, as every timed line of the log does).
+    /// Nothing, for anything else. (Handed on rather than returned: a fact is large, and
+    /// wrapping it in an `Option` would move it.)
+    #[inline]
+    fn with_fact<'a>(&self, item: &Item<'a>, then: impl FnOnce(&mut Fact<'a>)) {
         let at = Position { line: item.line, offset: item.offset };
         let time = || item.ts.and_then(extract::parse_time);
         let Verdict::Message(msg) = &item.verdict else {
-            self.timeout?;
-            return Some(Fact::new(Kind::Invalid, at).with_time(Some(time()?)));
+            if let (Some(_), Some(time)) = (self.timeout, time()) {
+                then(&mut Fact::new(Kind::Invalid, at).with_time(Some(time)));
+            }
+            return;
         };
+        // Filled in place, for the same reason.
+        let mut fact = Fact::of(msg, at);
         // A gateway log's sessions each number their requests on their own.
-        let fact = Fact::of(msg, at).with_scope(item.session);
+        fact.scope = item.session;
         if fact.kind == Kind::Notification
             && fact.cancels.is_none()
             && fact.progress_token.is_none()
         {
-            self.timeout?;
-            return Some(fact.with_time(Some(time()?)));
+            if let (Some(_), Some(time)) = (self.timeout, time()) {
+                fact.time = Some(time);
+                then(&mut fact);
+            }
+            return;
         }
-        let mut fact = fact;
         if fact.kind.is_response() && item.request_id.is_some() {
             // The log says which request this answers (an HTTP answer is bound to its POST,
             // even when its body says `"id": null`).
             fact.id = item.request_id;
         }
-        Some(fact.with_time(time()))
+        fact.time = time();
+        then(&mut fact);
     }
 
     /// Feeds one fact, travelling the way its `label` says, in input order.
-    fn feed(&self, state: &mut State<R::Out>, fact: Fact<'_>, label: Option<&[u8]>) {
+    #[inline]
+    fn feed(&self, state: &mut State<R::Out>, fact: &mut Fact<'_>, label: Option<&[u8]>) {
         let State { pairing, summary, directions, out, .. } = state;
-        let direction = directions.direction_of(&fact, label);
-        let fact = fact.with_direction(direction);
-        pairing.feed(&fact, |event| {
+        fact.direction = directions.direction_of(fact, label);
+        pairing.feed(fact, |event| {
             summary.add(&event);
             self.report.event(&event, out);
         });
@@ -355,7 +365,7 @@ impl<R: Report> Pairs<R> {
             if fact.at.line > 0 {
                 fact.at.line += by;
             }
-            self.feed(state, fact, label);
+            self.feed(state, &mut fact, label);
         }
     }
 }
@@ -366,13 +376,14 @@ impl<R: Report> Command for Pairs<R> {
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
-        let Some(fact) = self.fact_of(item) else { return };
-        if tally.facts.capacity() == 0 {
-            if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
-                (tally.facts, tally.arena) = (facts, arena);
+        self.with_fact(item, |fact| {
+            if tally.facts.capacity() == 0 {
+                if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
+                    (tally.facts, tally.arena) = (facts, arena);
+                }
             }
-        }
-        tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
+            tally.facts.push(Record::new(fact, item.dir, &mut tally.arena));
+        });
     }
 
     /// A framed stream's message: already in order, on the writer's thread, with the run's
@@ -384,10 +395,11 @@ impl<R: Report> Command for Pairs<R> {
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        let Some(fact) = self.fact_of(item) else { return };
-        let state = tally.state.get_or_insert_with(|| self.state());
-        self.feed(state, fact, item.dir);
-        self.report.write_in_order(&mut state.out, out);
+        self.with_fact(item, |fact| {
+            let state = tally.state.get_or_insert_with(|| self.state());
+            self.feed(state, fact, item.dir);
+            self.report.write_in_order(&mut state.out, out);
+        });
     }
 
     fn merge(&self, into: &mut Self::Tally, from: Self::Tally) {
