@@ -176,8 +176,12 @@ struct Common {
     /// Worker threads scanning NDJSON (not given, or 0: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
-    /// Read regular files like pipes instead of memory-mapping them.
-    #[arg(long)]
+    /// Memory-map regular files instead of reading them with positioned reads. A file
+    /// truncated while mapped kills the process (SIGBUS): see docs/input.md.
+    #[arg(long, overrides_with = "no_mmap")]
+    mmap: bool,
+    /// Read regular files with positioned reads, never mapped (the default).
+    #[arg(long, overrides_with = "mmap")]
     no_mmap: bool,
     /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
     /// bytes; `(?-u)` lets `.` and `\S` match bytes that are not UTF-8) with a named group
@@ -196,7 +200,15 @@ struct Common {
     /// With --json-field: the record's direction (any two distinct values).
     #[arg(long, value_name = "PATH", requires = "json_field", help_heading = "Log lines")]
     dir_field: Option<String>,
-    /// Input files; none or `-` reads standard input.
+    /// Which files of a FOLDER operand are read (repeatable; `*` and `?`). Default:
+    /// '*.log*', '*.ndjson*', '*.jsonl*' (rotated and compressed ones included).
+    #[arg(long, value_name = "GLOB", help_heading = "Files and folders")]
+    glob: Vec<String>,
+    /// Keep reading FILE as it grows and across rotation (like `tail -F`), from its start,
+    /// until Ctrl-C; one file only.
+    #[arg(long, help_heading = "Files and folders")]
+    follow: bool,
+    /// Input files or folders; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
 }
@@ -342,21 +354,38 @@ impl Common {
             framing: if extract.is_some() { Some(Framing::Ndjson) } else { self.framing.0 },
             parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
-            mmap: !self.no_mmap,
+            mmap: self.mmap,
             extract,
         })
     }
 
     /// [`Common::settings`], or the exit code after saying what is wrong.
     fn checked_settings(&self, labels: bool) -> Result<Settings, ExitCode> {
+        let follows_one = self.files.len() == 1 && self.files[0].as_os_str() != "-";
+        if self.follow && !follows_one {
+            warn(format_args!("--follow reads one FILE (not standard input)"));
+            return Err(ExitCode::from(2));
+        }
         self.settings(labels).map_err(|e| {
             warn(format_args!("{e}"));
             ExitCode::from(2)
         })
     }
 
+    /// The inputs: folders expanded, rotated files in order (the engine's
+    /// `input::expand`), or the one file followed (`--follow`, which then ends at Ctrl-C).
     fn inputs(&self) -> Vec<Input> {
-        Input::from_args(&self.files)
+        if self.follow {
+            if let Err(e) = ctrl_c::end_input_on_ctrl_c() {
+                warn(format_args!("cannot catch Ctrl-C: {e}"));
+            }
+            return self.files.iter().map(|f| Input::Follow(f.clone())).collect();
+        }
+        // Files are put in time order by their log lines' timestamps.
+        match self.settings(true) {
+            Ok(settings) => input::expand(&self.files, &self.glob, &settings),
+            Err(_) => Input::from_args(&self.files),
+        }
     }
 
     fn setup_threads(&self) {

@@ -62,6 +62,20 @@ pub trait Report: Sync {
         let _ = (out, to);
     }
 
+    /// An interim report, every [`Pairs::every`] while the input is read (`rpcscan pair
+    /// --every 10s` on a followed log): the summary so far (requests still in flight, as
+    /// many as `in_flight`, are not counted as unanswered yet) and the direction labels seen.
+    /// Written out by [`Report::settled`] right after.
+    fn interim(
+        &self,
+        summary: &Summary,
+        directions: &Directions,
+        in_flight: usize,
+        out: &mut Self::Out,
+    ) {
+        let _ = (summary, directions, in_flight, out);
+    }
+
     /// `true` when events are printed as they settle (not only at the end): a progress bar
     /// would be torn up by them on a terminal, and is not drawn.
     fn prints_as_it_goes(&self) -> bool {
@@ -75,6 +89,7 @@ pub struct Pairs<R> {
     report: R,
     max_in_flight: usize,
     timeout: Option<Duration>,
+    every: Option<Duration>,
     /// Record and arena buffers of merged blocks, for the next blocks to fill (a block's
     /// thousands of records would otherwise regrow, and be copied, every time).
     spare: Mutex<Vec<(Vec<Record>, Arena)>>,
@@ -257,6 +272,7 @@ impl<R: Report> Pairs<R> {
             report,
             max_in_flight: rpcscan::pair::DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
+            every: None,
             spare: Mutex::new(Vec::new()),
         }
     }
@@ -270,6 +286,13 @@ impl<R: Report> Pairs<R> {
     /// Requests unanswered this long (by the log's timestamps) expire.
     pub fn timeout(mut self, timeout: Option<Duration>) -> Pairs<R> {
         self.timeout = timeout;
+        self
+    }
+
+    /// An interim report ([`Report::interim`]) this often while the input is read; `None`
+    /// (the default): only the final one.
+    pub fn every(mut self, every: Option<Duration>) -> Pairs<R> {
+        self.every = every;
         self
     }
 
@@ -310,8 +333,8 @@ impl<R: Report> Pairs<R> {
     /// What the matcher reads of this item: requests, responses, cancels and progress,
     /// with the log line's timestamp; with a timeout, any other timed message too (its time
     /// alone expires stragglers, as every timed line of the log does). `None`: nothing.
-    fn fact_of<'a>(&self, item: &Item<'a>) -> Option<Fact<'a>> {
-        let at = Position { line: item.line, offset: item.offset };
+    fn fact_of<'a>(&self, source: &Source, item: &Item<'a>) -> Option<Fact<'a>> {
+        let at = Position { line: item.line, offset: item.offset, input: source.index };
         let time = || item.ts.and_then(extract::parse_time);
         let Verdict::Message(msg) = &item.verdict else {
             self.timeout?;
@@ -365,8 +388,8 @@ impl<R: Report> Command for Pairs<R> {
 
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
-    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
-        let Some(fact) = self.fact_of(item) else { return };
+    fn item(&self, source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
+        let Some(fact) = self.fact_of(source, item) else { return };
         if tally.facts.capacity() == 0 {
             if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
                 (tally.facts, tally.arena) = (facts, arena);
@@ -379,12 +402,12 @@ impl<R: Report> Command for Pairs<R> {
     /// own tally: fed straight to the matcher.
     fn item_in_order(
         &self,
-        _source: &Source,
+        source: &Source,
         item: &Item<'_>,
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        let Some(fact) = self.fact_of(item) else { return };
+        let Some(fact) = self.fact_of(source, item) else { return };
         let state = tally.state.get_or_insert_with(|| self.state());
         self.feed(state, fact, item.dir);
         self.report.write_in_order(&mut state.out, out);
@@ -424,6 +447,22 @@ impl<R: Report> Command for Pairs<R> {
 
     fn wants_lines(&self) -> bool {
         true
+    }
+
+    fn every(&self) -> Option<Duration> {
+        self.every
+    }
+
+    fn tick(&self, tally: &mut Self::Tally) {
+        let state = tally.state.get_or_insert_with(|| self.state());
+        if state.error.is_some() {
+            return;
+        }
+        let in_flight = state.pairing.in_flight();
+        self.report.interim(&state.summary, &state.directions, in_flight, &mut state.out);
+        if let Err(e) = self.report.settled(&mut state.out) {
+            state.error = Some(e);
+        }
     }
 
     fn prints_as_it_goes(&self) -> bool {
