@@ -189,13 +189,12 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
             start = end;
         }
     }
-    let source =
-        Source {
-            name: "<arrow>".to_owned(),
-            json_name: b"\"<arrow>\"".to_vec(),
-            extract: None,
-            index: 0,
-        };
+    let source = Source {
+        name: "<arrow>".to_owned(),
+        json_name: b"\"<arrow>\"".to_vec(),
+        extract: None,
+        index: 0,
+    };
     let parts: Vec<C::Tally> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {
