@@ -54,10 +54,21 @@ Examples:
   rpcscan stats --line-format '^(?<ts>\\S+) \\[(?<dir>STDIN|STDOUT)\\] (?<msg>.*)' host.log
   rpcscan pair --json-field msg --ts-field ts --dir-field dir events.jsonl
   rpcscan pair proxy.log                           a `rpcscan proxy --log` file, as is
+  rpcscan stats ~/Library/Logs/Claude              a folder of logs, rotated, .gz, .zst
+  rpcscan pair --follow --every 10s proxy.log      a live log: a report every 10 s
 
 Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
-parallel, output in input order: regular files memory-mapped, pipes streamed with bounded
-memory. Content-Length, SSE and json-seq streams are decoded in order.
+parallel, output in input order: regular files read with positioned reads (a file
+truncated while read is read up to its new end: a warning, exit status 2; with --mmap it
+is memory-mapped instead, and a truncation kills the process with SIGBUS), pipes streamed
+with bounded memory. Content-Length, SSE and json-seq streams are decoded in order.
+
+Folders, rotated and compressed logs: a FOLDER reads its files matching --glob (default
+'*.log*', '*.ndjson*', '*.jsonl*'); the files of one rotated log (x.log.2.gz, x.log.1,
+x.log; x1.log beside x.log) are one stream, in the order of their first timestamps, else
+oldest first by number. .gz and .zst files are decompressed as they are read. With several
+files, --json output names each message's file. --follow FILE reads a live log until
+Ctrl-C, across rotation, like tail -F. Details: docs/input.md.
 
 Log lines (every subcommand): --line-format or --json-field find the message inside each
 line (log records are lines: --framing does not apply, --max-message-size limits the
@@ -133,6 +144,7 @@ Examples:
   rpcscan pair --unanswered traffic.ndjson         requests never answered; 1 if none
   rpcscan pair --json traffic.ndjson | jq 'select(.event == \"orphan\")'
   tail -f server.log | rpcscan pair
+  rpcscan pair --follow --every 10s --json server.log
 
 Ids match by decoded value (1 is not \"1\"). A request whose id is still in flight is a
 duplicate (responses answer them first-in first-out); error responses with a null id
@@ -149,7 +161,9 @@ an invalid line's label never counts) are reported; a response answers a request
 travelled the other way. Latency percentiles (p50, p90, p99) are at most 1/128 (0.8%) above
 the exact value and never below it by a whole microsecond; max is exact. The report comes
 at the end of the input, or at Ctrl-C (which ends the input where it is: exit status 130
-after the report; a second Ctrl-C exits at once).")]
+after the report; a second Ctrl-C exits at once), and with --every DURATION also while the
+input is read (--json: an \"interim\" object with in_flight). With several files (a folder,
+a rotated log) --json adds request_file and response_file, --unanswered a FILE column.")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
@@ -176,8 +190,8 @@ struct Common {
     /// Worker threads scanning NDJSON (not given, or 0: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
-    /// Memory-map regular files instead of reading them with positioned reads. A file
-    /// truncated while mapped kills the process (SIGBUS): see docs/input.md.
+    /// Memory-map regular files instead of reading them with positioned reads (a few
+    /// percent less CPU time). A file truncated while mapped kills the process (SIGBUS).
     #[arg(long, overrides_with = "no_mmap")]
     mmap: bool,
     /// Read regular files with positioned reads, never mapped (the default).

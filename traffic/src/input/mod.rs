@@ -1,8 +1,9 @@
 //! Where messages come from, and in which order they reach a subcommand.
 //!
-//! NDJSON, mapped or streamed, goes through one ordered parallel pipeline: a producer
-//! thread cuts the input into blocks of whole lines (newline-aligned ranges of a
-//! memory-mapped file, several files in a row; or chunks read from a pipe, at most a window
+//! NDJSON, read or streamed, goes through one ordered parallel pipeline: a producer
+//! thread cuts the input into blocks of whole lines (newline-aligned ranges of a file, read
+//! by the workers with positioned reads or memory-mapped, several files in a row; or chunks
+//! read from a pipe, a followed file or a decompressor, at most a window
 //! of them in flight, so memory stays bounded whatever the input size), the rayon pool
 //! scans the blocks, and the calling thread writes each block's output in input order.
 //! Content-Length, SSE and json-seq streams are read in fixed-size chunks into a bounded
@@ -14,7 +15,11 @@
 //! | file | its one job |
 //! |---|---|
 //! | `mod.rs` | the types a subcommand sees, and [`run`]: each input down its road |
-//! | `open.rs` | opening an input: mapped (regular NDJSON file) or streamed |
+//! | `open.rs` | opening an input: positioned or mapped (regular NDJSON file), or streamed |
+//! | `files.rs` | operands to inputs: folders expanded, rotated files in order ([`expand`]) |
+//! | `compressed.rs` | `.gz` / `.zst` files decompressed ahead, in parallel ([`Codec`]) |
+//! | `follow.rs` | a file followed as it grows and across rotation (`--follow`) |
+//! | `positioned.rs` | regular files read with positioned reads in newline-aligned blocks |
 //! | `sniff.rs` | the first bytes of a stream: `--framing auto`, binary-looking input |
 //! | `pipeline.rs` | the ordered parallel pipeline: producer, rayon workers, writer |
 //! | `mapped.rs` | mapped files cut into newline-aligned blocks |
