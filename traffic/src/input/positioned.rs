@@ -66,13 +66,15 @@ impl Positioned {
         warn(format_args!("{}: read error at byte {at}: {error}", self.source.name));
     }
 
-    /// Reads the block `[from, to)` (input offsets) into `buf` (cleared first). A file that
-    /// ends early leaves `buf` holding what was there, cut after its last newline.
+    /// Reads the block `[from, to)` (input offsets) into `buf` (cleared first). A block
+    /// ends after a newline or at the end of the input: one that does not (the file ended
+    /// early, or changed under us) is cut after its last newline, and the shrinking said.
     pub(super) fn load(&self, from: u64, to: u64, buf: &mut Vec<u8>) -> io::Result<()> {
         buf.clear();
         let len = usize::try_from(to.saturating_sub(from)).unwrap_or(usize::MAX);
         let got = read_full(&self.file, buf, self.start + from, len)?;
-        if got < len {
+        let at_end = self.start + to == self.end;
+        if got < len || !(at_end || buf.last() == Some(&b'\n')) {
             let keep = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
             self.note_shrank(from + keep as u64);
             buf.truncate(keep);
@@ -125,13 +127,13 @@ pub(super) fn head(file: &File, start: u64, len: usize) -> io::Result<Vec<u8>> {
 }
 
 /// The end of the block that starts at `pos` (input offset) and holds about [`RANGE`]
-/// bytes: just after the first newline from `pos + RANGE - 1` on, or the input's end.
-/// `None`: the file ended before its size said (truncated).
-fn block_end(file: &Positioned, pos: u64, probe: &mut Vec<u8>) -> io::Result<Option<u64>> {
+/// bytes: `Ok` just after the first newline from `pos + RANGE - 1` on, or the input's end;
+/// `Err` with where the file now ends, when it ended before its size said (truncated).
+fn block_end(file: &Positioned, pos: u64, probe: &mut Vec<u8>) -> io::Result<Result<u64, u64>> {
     let size = file.end - file.start;
     let target = pos + RANGE as u64;
     if target >= size {
-        return Ok(Some(size));
+        return Ok(Ok(size));
     }
     // From `target - 1`, so that a newline right before the target ends the block.
     let mut from = target - 1;
@@ -141,14 +143,14 @@ fn block_end(file: &Positioned, pos: u64, probe: &mut Vec<u8>) -> io::Result<Opt
         probe.clear();
         let got = read_full(&file.file, probe, file.start + from, len)?;
         if let Some(i) = memchr::memchr(b'\n', probe) {
-            return Ok(Some(from + i as u64 + 1));
+            return Ok(Ok(from + i as u64 + 1));
         }
         if got < len {
-            return Ok(None);
+            return Ok(Err(from + got as u64));
         }
         from += got as u64;
         if from >= size {
-            return Ok(Some(size));
+            return Ok(Ok(size));
         }
         want = want.saturating_mul(2).min(RANGE);
     }
@@ -171,10 +173,11 @@ pub(super) fn produce_positioned<T>(
         let fail =
             |at: u64, error: io::Error| ReadError { source: Arc::clone(&file.source), at, error };
         while pos < size {
-            let end = match block_end(&file, pos, &mut probe) {
-                Ok(Some(end)) => end,
-                // Truncated: what is left up to the new end is read by the last block.
-                Ok(None) => size,
+            let (end, last) = match block_end(&file, pos, &mut probe) {
+                Ok(Ok(end)) => (end, false),
+                // Truncated: what is left up to the new end is the last block (its cut
+                // line dropped by `load`).
+                Ok(Err(end)) => (end, true),
                 Err(e) => return (bytes, Some(fail(pos, e))),
             };
             let Some(mut buf) = p.permit() else {
@@ -201,7 +204,7 @@ pub(super) fn produce_positioned<T>(
                 at_merge,
             });
             bytes += end - pos;
-            if file.shrank() {
+            if last || file.shrank() {
                 break;
             }
             pos = end;
@@ -295,6 +298,26 @@ mod tests {
             .sum();
         let whole = data.as_bytes()[..cut as usize].iter().rposition(|&b| b == b'\n').unwrap() + 1;
         assert_eq!(read, whole);
+        assert!(file.shrank());
+        std::fs::remove_file(path).unwrap();
+    }
+
+    /// A block whose bytes changed under us (no longer ending at a newline) is cut after
+    /// its last newline, and the change said, rather than read as a line cut in two.
+    #[test]
+    fn a_block_rewritten_under_us_is_cut_at_its_last_newline() {
+        let data = "{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n".repeat(2 * RANGE / 30);
+        let (file, path) = positioned(data.as_bytes());
+        let mut probe = Vec::new();
+        let end = block_end(&file, 0, &mut probe).unwrap().unwrap();
+        assert!(end < data.len() as u64);
+        let mut rewritten = data.clone().into_bytes();
+        rewritten[end as usize - 1] = b' ';
+        std::fs::write(&path, &rewritten).unwrap();
+        let mut buf = Vec::new();
+        file.load(0, end, &mut buf).unwrap();
+        assert_eq!(buf.last(), Some(&b'\n'));
+        assert!(buf.len() < end as usize && buf.len() + 40 > end as usize);
         assert!(file.shrank());
         std::fs::remove_file(path).unwrap();
     }
