@@ -66,7 +66,8 @@ with bounded memory. Content-Length, SSE and json-seq streams are decoded in ord
 Folders, rotated and compressed logs: a FOLDER reads its files matching --glob (default
 '*.log*', '*.ndjson*', '*.jsonl*'); the files of one rotated log (x.log.2.gz, x.log.1,
 x.log; x1.log beside x.log) are one stream, in the order of their first timestamps, else
-oldest first by number. .gz and .zst files are decompressed as they are read. With several
+oldest first by number; different logs are id spaces of their own in pair. .gz and .zst
+files are decompressed as they are read. With several
 files, --json output names each message's file. --follow FILE reads a live log until
 Ctrl-C, across rotation, like tail -F. Details: docs/input.md.
 

@@ -8,8 +8,9 @@
 //!
 //! Timestamps and directions come from log lines (`--line-format` groups `ts` and `dir`,
 //! `--ts-field` and `--dir-field`, proxy and gateway logs). Bare NDJSON carries neither: no
-//! latencies, no `--timeout` expiries, and one id space shared by both sides. Several files
-//! are one log, in order.
+//! latencies, no `--timeout` expiries, and one id space shared by both sides. The files of one
+//! rotated log are one log, in time order; different logs are id spaces of their own
+//! (docs/input.md).
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};

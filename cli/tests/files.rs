@@ -145,6 +145,30 @@ fn timestamps_order_a_streams_files_and_rotation_numbers_do_without() {
     assert_eq!(json_lines(&out)[0]["event"], "pair");
 }
 
+/// Two servers' logs in one folder are two id spaces: a response in one never answers a
+/// request in the other, while a rotated log's files are one.
+#[test]
+fn different_logs_keep_their_ids_apart() {
+    let d = dir("servers");
+    std::fs::write(d.join("mcp-server-a.log"), rec(1, "c2s", &request(1, "ping"))).unwrap();
+    std::fs::write(d.join("mcp-server-b.log"), rec(2, "s2c", &result(1))).unwrap();
+    let mut args = vec!["pair", "--json"];
+    args.extend(FIELDS);
+    args.push(d.to_str().unwrap());
+    let (code, out, _) = common::run(&args, b"");
+    assert_eq!(code, Some(0));
+    let events = json_lines(&out);
+    let names: Vec<&str> = events.iter().map(|e| e["event"].as_str().unwrap()).collect();
+    assert_eq!(names, ["orphan", "unanswered", "summary"], "{events:?}");
+    assert!(events[0]["response_file"].as_str().unwrap().ends_with("mcp-server-b.log"));
+    assert!(events[1]["request_file"].as_str().unwrap().ends_with("mcp-server-a.log"));
+    // Renamed as one rotated log, the same lines pair.
+    std::fs::rename(d.join("mcp-server-a.log"), d.join("mcp-server-b.log.1")).unwrap();
+    let (_, out, _) = common::run(&args, b"");
+    let events = json_lines(&out);
+    assert_eq!(events[0]["event"], "pair", "{events:?}");
+}
+
 /// A folder with no log in it is an error (exit 2), the other operands are still read.
 #[test]
 fn a_folder_without_logs_says_so() {

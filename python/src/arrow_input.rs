@@ -194,6 +194,7 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
         json_name: b"\"<arrow>\"".to_vec(),
         extract: None,
         index: 0,
+        stream: 0,
     };
     let parts: Vec<C::Tally> = units
         .par_iter()

@@ -10,6 +10,10 @@
 //! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
 //! decoded in order on that thread already, and feed it directly.
 //!
+//! The run's logs (`Source::stream`: the files of one rotated log are one; other files and
+//! standard input each their own) are id spaces of their own, like a gateway's sessions: a
+//! request in one server's log is never answered from another's.
+//!
 //! A record's `request_id` (proxy and gateway logs) names the request a response answers:
 //! the response is matched by it instead of by its own id. A record's `session` (gateway
 //! logs) is an id space of its own: two sessions' requests with the same id are no
@@ -164,7 +168,8 @@ struct Record {
 }
 
 impl Record {
-    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Arena) -> Record {
+    /// `stream`: the fact's log among the run's (its id space, with the fact's own scope).
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, stream: u32, arena: &mut Arena) -> Record {
         let (base, text_base) = (arena.bytes.len(), arena.text.len());
         // A field longer than 4 GiB (a message that size, with --max-message-size raised
         // that far) is not kept.
@@ -183,7 +188,15 @@ impl Record {
         let token = stash(fact.cancels.or(fact.progress_token));
         let error_code = stash(fact.error_code);
         let label = stash(label);
-        let scope = stash(fact.scope);
+        let scope = match stream {
+            0 => stash(fact.scope),
+            _ => {
+                let start = bytes.len() - base;
+                bytes.extend_from_slice(&stream_scope(stream));
+                bytes.extend_from_slice(fact.scope.unwrap_or_default());
+                span(start, bytes.len() - base - start).unwrap_or(Span::NONE)
+            }
+        };
         let text = &mut arena.text;
         let mut stash_text = |t: Option<&str>| {
             let Some(t) = t else { return Span::NONE };
@@ -240,6 +253,16 @@ impl Record {
         fact.scope = bytes(self.scope);
         (fact, bytes(self.label))
     }
+}
+
+/// The id space of the run's log number `stream` (> 0: the run reads several logs), before
+/// the fact's own scope: a NUL and the number, which no scope a log names begins with (a
+/// session id is JSON text). One limit: in a run of several logs, a gateway log's answer that
+/// opens a session no longer finds the request sent before it (its `initialize`), which a
+/// single log's run pairs through the unscoped space.
+fn stream_scope(stream: u32) -> [u8; 5] {
+    let n = stream.to_be_bytes();
+    [0, n[0], n[1], n[2], n[3]]
 }
 
 /// The sequential end: the matcher, the counts, the report's output.
@@ -395,7 +418,7 @@ impl<R: Report> Command for Pairs<R> {
                 (tally.facts, tally.arena) = (facts, arena);
             }
         }
-        tally.facts.push(Record::new(&fact, item.dir, &mut tally.arena));
+        tally.facts.push(Record::new(&fact, item.dir, source.stream, &mut tally.arena));
     }
 
     /// A framed stream's message: already in order, on the writer's thread, with the run's
@@ -407,7 +430,13 @@ impl<R: Report> Command for Pairs<R> {
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        let Some(fact) = self.fact_of(source, item) else { return };
+        let Some(mut fact) = self.fact_of(source, item) else { return };
+        // Another log's ids are apart (see `Record::new`).
+        let scoped;
+        if source.stream > 0 {
+            scoped = [&stream_scope(source.stream)[..], fact.scope.unwrap_or_default()].concat();
+            fact.scope = Some(&scoped);
+        }
         let state = tally.state.get_or_insert_with(|| self.state());
         self.feed(state, fact, item.dir);
         self.report.write_in_order(&mut state.out, out);

@@ -116,9 +116,9 @@ fn numbered_stem(name: &str) -> Option<(String, u64)> {
     Some((format!("{head}.{ext}"), n.parse::<u64>().ok()?.saturating_add(1)))
 }
 
-/// Puts the files of each rotated log together, in order, where its first file was.
-fn in_streams(inputs: Vec<Input>, settings: &Settings) -> Vec<Input> {
-    // (folder, stream name) of every path, and its rotation number.
+/// (folder, stream name) of every path among `inputs`, and its rotation number.
+#[allow(clippy::type_complexity)]
+fn keys(inputs: &[Input]) -> Vec<Option<((PathBuf, String), u64)>> {
     let mut keyed: Vec<Option<((PathBuf, String), u64)>> = inputs
         .iter()
         .map(|input| {
@@ -143,6 +143,39 @@ fn in_streams(inputs: Vec<Input>, settings: &Settings) -> Vec<Input> {
             }
         }
     }
+    keyed
+}
+
+/// The stream of each input: the files of one rotated log share one; every other input
+/// (another log, standard input) is its own. All 0 when there is one stream; else numbered
+/// from 1 in order of first appearance (so that none is the unscoped id space of a
+/// single log).
+pub(super) fn streams(inputs: &[Input]) -> Vec<u32> {
+    let mut numbers: HashMap<(PathBuf, String), u32> = HashMap::new();
+    let mut next = 1u32;
+    let streams: Vec<u32> = keys(inputs)
+        .into_iter()
+        .map(|key| {
+            let mut new = || {
+                let n = next;
+                next = next.saturating_add(1);
+                n
+            };
+            match key {
+                Some((key, _)) => *numbers.entry(key).or_insert_with(new),
+                None => new(),
+            }
+        })
+        .collect();
+    if next <= 2 {
+        return vec![0; streams.len()];
+    }
+    streams
+}
+
+/// Puts the files of each rotated log together, in order, where its first file was.
+fn in_streams(inputs: Vec<Input>, settings: &Settings) -> Vec<Input> {
+    let keyed = keys(&inputs);
     let mut members: HashMap<(PathBuf, String), Vec<usize>> = HashMap::new();
     for (i, key) in keyed.iter().enumerate() {
         if let Some((key, _)) = key {

@@ -148,13 +148,17 @@ pub struct Source {
     /// Its place among the run's inputs, from 0 (`rpcscan::pair::Position::input` of its
     /// messages).
     pub index: u32,
+    /// Its log among the run's: the files of one rotated log share one, every other input
+    /// has its own, numbered from 1; 0 when the run reads one log (`pair` keeps each log's
+    /// ids apart).
+    pub stream: u32,
 }
 
 impl Source {
     fn new(name: String) -> Source {
         let mut json_name = Vec::with_capacity(name.len() + 2);
         crate::json::write_str(&mut json_name, &name);
-        Source { name, json_name, extract: None, index: 0 }
+        Source { name, json_name, extract: None, index: 0, stream: 0 }
     }
 
     /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
@@ -171,6 +175,7 @@ impl Source {
             json_name: self.json_name.clone(),
             extract: Some(extract),
             index: self.index,
+            stream: self.stream,
         })
     }
 }
@@ -346,12 +351,14 @@ pub fn run<C: Command>(
     let mut group: Vec<Arc<Mapped>> = Vec::new();
     let mut read_group: Vec<Arc<Positioned>> = Vec::new();
     let mut ahead = Ahead::start(inputs, rayon::current_num_threads());
+    let streams = files::streams(inputs);
     for (index, input) in inputs.iter().enumerate() {
         if interrupt::interrupted() {
             break;
         }
         let index = u32::try_from(index).unwrap_or(u32::MAX);
-        let opened = match open(input, index, ahead.take(index as usize), settings) {
+        let stream = streams.get(index as usize).copied().unwrap_or(0);
+        let opened = match open(input, (index, stream), ahead.take(index as usize), settings) {
             Ok(opened) => opened,
             Err(e) => {
                 warn(format_args!("{}: {e}", input.name()));

@@ -23,14 +23,15 @@ pub(super) enum Opened {
 /// Opens an input and decides its road: positioned reads or mapped (regular NDJSON file),
 /// or streamed. A
 /// directory is an error ("is a directory"), not a read error at byte 0.
-/// `decoded`: the decompressed bytes of a compressed file, streamed.
+/// `(index, stream)`: its place among the run's inputs and its log's; `decoded`: the
+/// decompressed bytes of a compressed file, streamed.
 pub(super) fn open(
     input: &Input,
-    index: u32,
+    (index, log): (u32, u32),
     decoded: Option<Box<dyn Read + Send>>,
     settings: &Settings,
 ) -> io::Result<Opened> {
-    let source = Arc::new(Source { index, ..Source::new(input.name()) });
+    let source = Arc::new(Source { index, stream: log, ..Source::new(input.name()) });
     if let Some(reader) = decoded {
         return Ok(stream(source, reader, settings.framing));
     }
