@@ -338,3 +338,16 @@ def test_a_file_truncated_mid_scan_never_kills_the_interpreter(tmp_path):
         # way for mmap; for the default road it must have been hit.
         if not mmap:
             assert hit, seen
+
+
+def test_a_gzip_file_reads_like_the_plain_one(tmp_path):
+    """The engine decompresses by the file's first bytes, whatever its name: the same rows
+    (offsets and lines count in the decompressed bytes)."""
+    import gzip
+
+    packed = tmp_path / "traffic.ndjson.gz"
+    packed.write_bytes(gzip.compress(SAMPLE.read_bytes()))
+    plain, unpacked = rpcscan.scan(SAMPLE), rpcscan.scan(packed)
+    assert unpacked.num_rows == plain.num_rows > 0
+    for name in COLUMNS:
+        assert unpacked.column(name).to_pylist() == plain.column(name).to_pylist(), name
