@@ -216,6 +216,10 @@ where
         // The line number of the next block numbered at merge (its input's so far).
         let mut next_line = 1u64;
         let every = cmd.every();
+        // Input bytes of the blocks written, and whether the producer said how many it read
+        // (it does not when Ctrl-C ended the input first).
+        let mut written_bytes = 0u64;
+        let mut counted = false;
         let mut last_tick = std::time::Instant::now();
         while total != Some(written) && stop.is_none() {
             if every.is_some_and(|every| last_tick.elapsed() >= every) {
@@ -286,6 +290,7 @@ where
                                     None => cmd.merge(&mut run.tally, tally),
                                 }
                                 progress.inc(size);
+                                written_bytes += size;
                             }
                             Err(_) => {
                                 stop = Some(Stop::Panic);
@@ -306,12 +311,16 @@ where
                 Event::End { bytes, error, panicked } => {
                     total = Some(spawned);
                     run.bytes += bytes;
+                    counted = true;
                     read_error = error;
                     if panicked {
                         stop = Some(Stop::Panic);
                     }
                 }
             }
+        }
+        if !counted {
+            run.bytes += written_bytes;
         }
         // Leaving the scope waits for the blocks still in flight (at most a window).
     });
