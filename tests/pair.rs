@@ -56,7 +56,7 @@ fn library(log: &[Entry], max_in_flight: usize, timeout_ms: Option<u64>) -> Vec<
     let mut events = Vec::new();
     for (i, entry) in log.iter().enumerate() {
         let msg = rpcscan::parse(&entry.bytes).expect("the generator writes valid messages");
-        let at = Position { line: i as u64 + 1, offset: 0 };
+        let at = Position { line: i as u64 + 1, offset: 0, input: 0 };
         let direction = entry.direction.map(|d| if d { Direction::There } else { Direction::Back });
         let fact = Fact::of(&msg, at)
             .with_direction(direction)
@@ -121,7 +121,7 @@ proptest! {
     ) {
         let mut pairing = Pairing::new().max_in_flight(max_in_flight).timeout(Some(Duration::from_nanos(5)));
         for (n, (k, id, other, cancel, nanos)) in facts.iter().enumerate() {
-            let mut fact = Fact::new(kind(*k), Position { line: n as u64 + 1, offset: 0 });
+            let mut fact = Fact::new(kind(*k), Position { line: n as u64 + 1, offset: 0, input: 0 });
             fact.id = id.as_deref();
             fact.method = Some(if *cancel { "notifications/cancelled" } else { "notifications/progress" }.into());
             fact.cancels = other.as_deref();
@@ -178,7 +178,10 @@ fn events_about_a_call_name_its_tool() {
         };
         for (i, json) in log.iter().enumerate() {
             let msg = rpcscan::parse(json.as_bytes()).expect("valid");
-            pairing.feed(&Fact::of(&msg, Position { line: i as u64 + 1, offset: 0 }), &mut note);
+            pairing.feed(
+                &Fact::of(&msg, Position { line: i as u64 + 1, offset: 0, input: 0 }),
+                &mut note,
+            );
         }
         pairing.finish(&mut note);
         let expected: Vec<_> = expected.iter().map(|&(k, t)| (k, t.map(str::to_owned))).collect();
@@ -225,7 +228,7 @@ fn only_directed_facts_name_the_directions() {
             let mut directions = Directions::new();
             let mut got = String::new();
             for (n, &(json, label)) in log.iter().enumerate() {
-                let at = Position { line: n as u64 + 1, offset: 0 };
+                let at = Position { line: n as u64 + 1, offset: 0, input: 0 };
                 let fact = match rpcscan::parse(json.as_bytes()) {
                     Ok(msg) => Fact::of(&msg, at),
                     Err(_) => Fact::new(rpcscan::Kind::Invalid, at),

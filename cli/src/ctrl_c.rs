@@ -12,6 +12,12 @@ use rpcscan_traffic::input::interrupt;
 /// From now on, Ctrl-C ends the input instead of the process; a second one exits (130).
 /// The handler is in place when this returns.
 pub fn end_input_on_ctrl_c() -> io::Result<()> {
+    // Once per process (`pair --follow` asks twice): two handlers would take one Ctrl-C
+    // for two.
+    static INSTALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if INSTALLED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return Ok(());
+    }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_io().build()?;
     #[cfg(unix)]
     {

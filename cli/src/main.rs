@@ -55,10 +55,22 @@ Examples:
   rpcscan stats --line-format '^(?<ts>\\S+) \\[(?<dir>STDIN|STDOUT)\\] (?<msg>.*)' host.log
   rpcscan pair --json-field msg --ts-field ts --dir-field dir events.jsonl
   rpcscan pair proxy.log                           a `rpcscan proxy --log` file, as is
+  rpcscan stats ~/Library/Logs/Claude              a folder of logs, rotated, .gz, .zst
+  rpcscan pair --follow --every 10s proxy.log      a live log: a report every 10 s
 
 Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
-parallel, output in input order: regular files memory-mapped, pipes streamed with bounded
-memory. Content-Length, SSE and json-seq streams are decoded in order.
+parallel, output in input order: regular files read with positioned reads (a file
+truncated while read is read up to its new end: a warning, exit status 2; with --mmap it
+is memory-mapped instead, and a truncation kills the process with SIGBUS), pipes streamed
+with bounded memory. Content-Length, SSE and json-seq streams are decoded in order.
+
+Folders, rotated and compressed logs: a FOLDER reads its files matching --glob (default
+'*.log*', '*.ndjson*', '*.jsonl*'); the files of one rotated log (x.log.2.gz, x.log.1,
+x.log; x1.log beside x.log) are one stream, in the order of their first timestamps, else
+oldest first by number; different logs are id spaces of their own in pair. .gz and .zst
+files are decompressed as they are read. With several
+files, --json output names each message's file. --follow FILE reads a live log until
+Ctrl-C, across rotation, like tail -F. Details: docs/input.md.
 
 Log lines (every subcommand): --line-format or --json-field find the message inside each
 line (log records are lines: --framing does not apply, --max-message-size limits the
@@ -134,6 +146,7 @@ Examples:
   rpcscan pair --unanswered traffic.ndjson         requests never answered; 1 if none
   rpcscan pair --json traffic.ndjson | jq 'select(.event == \"orphan\")'
   tail -f server.log | rpcscan pair
+  rpcscan pair --follow --every 10s --json server.log
 
 Ids match by decoded value (1 is not \"1\"). A request whose id is still in flight is a
 duplicate (responses answer them first-in first-out); error responses with a null id
@@ -150,7 +163,9 @@ an invalid line's label never counts) are reported; a response answers a request
 travelled the other way. Latency percentiles (p50, p90, p99) are at most 1/128 (0.8%) above
 the exact value and never below it by a whole microsecond; max is exact. The report comes
 at the end of the input, or at Ctrl-C (which ends the input where it is: exit status 130
-after the report; a second Ctrl-C exits at once).")]
+after the report; a second Ctrl-C exits at once), and with --every DURATION also while the
+input is read (--json: an \"interim\" object with in_flight). With several files (a folder,
+a rotated log) --json adds request_file and response_file, --unanswered a FILE column.")]
     Pair(pair::PairArgs),
     /// Run an MCP stdio server behind a checking, logging gateway: `proxy -- SERVER_CMD ...`.
     #[command(after_help = proxy::AFTER_HELP)]
@@ -177,8 +192,12 @@ struct Common {
     /// Worker threads scanning NDJSON (not given, or 0: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     threads: Option<usize>,
-    /// Read regular files like pipes instead of memory-mapping them.
-    #[arg(long)]
+    /// Memory-map regular files instead of reading them with positioned reads (a few
+    /// percent less CPU time). A file truncated while mapped kills the process (SIGBUS).
+    #[arg(long, overrides_with = "no_mmap")]
+    mmap: bool,
+    /// Read regular files with positioned reads, never mapped (the default).
+    #[arg(long, overrides_with = "mmap")]
     no_mmap: bool,
     /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
     /// bytes; `(?-u)` lets `.` and `\S` match bytes that are not UTF-8) with a named group
@@ -197,7 +216,15 @@ struct Common {
     /// With --json-field: the record's direction (any two distinct values).
     #[arg(long, value_name = "PATH", requires = "json_field", help_heading = "Log lines")]
     dir_field: Option<String>,
-    /// Input files; none or `-` reads standard input.
+    /// Which files of a FOLDER operand are read (repeatable; `*` and `?`). Default:
+    /// '*.log*', '*.ndjson*', '*.jsonl*' (rotated and compressed ones included).
+    #[arg(long, value_name = "GLOB", help_heading = "Files and folders")]
+    glob: Vec<String>,
+    /// Keep reading FILE as it grows and across rotation (like `tail -F`), from its start,
+    /// until Ctrl-C; one file only.
+    #[arg(long, help_heading = "Files and folders")]
+    follow: bool,
+    /// Input files or folders; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
 }
@@ -343,21 +370,38 @@ impl Common {
             framing: if extract.is_some() { Some(Framing::Ndjson) } else { self.framing.0 },
             parser: rpcscan::Parser::new().validation(self.mode),
             max_message_size: self.max_message_size,
-            mmap: !self.no_mmap,
+            mmap: self.mmap,
             extract,
         })
     }
 
     /// [`Common::settings`], or the exit code after saying what is wrong.
     fn checked_settings(&self, labels: bool) -> Result<Settings, ExitCode> {
+        let follows_one = self.files.len() == 1 && self.files[0].as_os_str() != "-";
+        if self.follow && !follows_one {
+            warn(format_args!("--follow reads one FILE (not standard input)"));
+            return Err(ExitCode::from(2));
+        }
         self.settings(labels).map_err(|e| {
             warn(format_args!("{e}"));
             ExitCode::from(2)
         })
     }
 
+    /// The inputs: folders expanded, rotated files in order (the engine's
+    /// `input::expand`), or the one file followed (`--follow`, which then ends at Ctrl-C).
     fn inputs(&self) -> Vec<Input> {
-        Input::from_args(&self.files)
+        if self.follow {
+            if let Err(e) = ctrl_c::end_input_on_ctrl_c() {
+                warn(format_args!("cannot catch Ctrl-C: {e}"));
+            }
+            return self.files.iter().map(|f| Input::Follow(f.clone())).collect();
+        }
+        // Files are put in time order by their log lines' timestamps.
+        match self.settings(true) {
+            Ok(settings) => input::expand(&self.files, &self.glob, &settings),
+            Err(_) => Input::from_args(&self.files),
+        }
     }
 
     fn setup_threads(&self) {

@@ -8,8 +8,9 @@
 //!
 //! Timestamps and directions come from log lines (`--line-format` groups `ts` and `dir`,
 //! `--ts-field` and `--dir-field`, proxy and gateway logs). Bare NDJSON carries neither: no
-//! latencies, no `--timeout` expiries, and one id space shared by both sides. Several files
-//! are one log, in order.
+//! latencies, no `--timeout` expiries, and one id space shared by both sides. The files of one
+//! rotated log are one log, in time order; different logs are id spaces of their own
+//! (docs/input.md).
 
 use std::fmt::Write as _;
 use std::io::{self, Write as _};
@@ -18,7 +19,8 @@ use std::time::Duration;
 
 use clap::Args;
 use rpcscan::pair::{
-    Ending, Event, Latency, Outcome, Position, Seen, Stat, Summary, DEFAULT_MAX_IN_FLIGHT,
+    Directions, Ending, Event, Latency, Outcome, Position, Seen, Stat, Summary,
+    DEFAULT_MAX_IN_FLIGHT,
 };
 use rpcscan_traffic::duration::parse_duration;
 use rpcscan_traffic::input::{self, Output, Stop};
@@ -41,6 +43,10 @@ pub struct PairArgs {
     /// Needs timestamps: from log lines (--line-format, --ts-field, proxy logs).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     timeout: Option<Duration>,
+    /// Print the report so far this often while the input is read (a DURATION: `10s`), as
+    /// well as at its end or Ctrl-C: for a live log (`--follow`) or a pipe.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    every: Option<Duration>,
     #[command(flatten)]
     common: crate::Common,
 }
@@ -56,9 +62,18 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
     if let Err(e) = crate::ctrl_c::end_input_on_ctrl_c() {
         input::warn(format_args!("cannot catch Ctrl-C: {e}"));
     }
-    let printer = Printer { json: args.json, only_unanswered: args.unanswered };
-    let cmd = Pairs::new(printer).max_in_flight(args.max_in_flight).timeout(args.timeout);
-    let run = input::run(&cmd, &settings, &args.common.inputs(), out);
+    let inputs = args.common.inputs();
+    // Several files (a folder, a rotated log): each event names its file.
+    let files = match inputs.len() {
+        0 | 1 => Vec::new(),
+        _ => inputs.iter().map(input::Input::name).collect(),
+    };
+    let printer = Printer { json: args.json, only_unanswered: args.unanswered, files };
+    let cmd = Pairs::new(printer.clone())
+        .max_in_flight(args.max_in_flight)
+        .timeout(args.timeout)
+        .every(args.every);
+    let run = input::run(&cmd, &settings, &inputs, out);
     let mut unanswered = 0;
     let run = run.and_then(|mut run| {
         let tally = std::mem::take(&mut run.tally);
@@ -85,10 +100,12 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
 }
 
 /// The command's output: which events print, and how.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Printer {
     json: bool,
     only_unanswered: bool,
+    /// The inputs' names, when there are several (events then name their file).
+    files: Vec<String>,
 }
 
 impl Report for Printer {
@@ -101,10 +118,10 @@ impl Report for Printer {
             return;
         }
         if self.json {
-            event_json(event, out);
+            event_json(event, &self.files, out);
         } else if let (true, Event::Unanswered { request, .. }) = (self.only_unanswered, event) {
-            // LINE, OFFSET, ID, METHOD, TOOL, tab-separated.
-            let _ = writeln!(
+            // LINE, OFFSET, ID, METHOD, TOOL, tab-separated; then FILE with several.
+            let _ = write!(
                 Text(out),
                 "{}\t{}\t{}\t{}\t{}",
                 request.at.line,
@@ -113,6 +130,38 @@ impl Report for Printer {
                 printable(&request.method),
                 request.tool.as_deref().map(printable).unwrap_or_default()
             );
+            if let Some(file) = self.files.get(request.at.input as usize) {
+                let _ = write!(Text(out), "\t{}", printable(file));
+            }
+            out.push(b'\n');
+        }
+    }
+
+    /// `--every`: the summary so far, as at the end (`--json`: an `interim` object).
+    fn interim(
+        &self,
+        summary: &Summary,
+        directions: &Directions,
+        in_flight: usize,
+        out: &mut Vec<u8>,
+    ) {
+        if self.only_unanswered {
+            return;
+        }
+        let seen =
+            DirectionsSeen { labels: directions.labels(), undirected: directions.undirected() };
+        if self.json {
+            let mut line = summary_json(summary, &seen);
+            // {"event":"interim",...,"in_flight":N}
+            line.truncate(line.len().saturating_sub(2));
+            let line = line.strip_prefix(&b"{\"event\":\"summary\""[..]).unwrap_or(&line);
+            out.extend_from_slice(b"{\"event\":\"interim\"");
+            out.extend_from_slice(line);
+            let _ = writeln!(Text(out), ",\"in_flight\":{in_flight}}}");
+        } else {
+            let _ = writeln!(Text(out), "--- so far ({in_flight} requests in flight) ---");
+            out.extend_from_slice(summary_table(summary, &seen).as_bytes());
+            out.push(b'\n');
         }
     }
 
@@ -176,6 +225,20 @@ fn write_offset(out: &mut Vec<u8>, at: Option<Position>) {
     }
 }
 
+/// `,"NAME":"FILE"` (null where there is no position) when the run has several files.
+fn write_file(out: &mut Vec<u8>, name: &str, files: &[String], at: Option<Position>) {
+    if files.is_empty() {
+        return;
+    }
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+    match at.and_then(|at| files.get(at.input as usize)) {
+        Some(file) => write_str(out, file),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
 fn write_opt_str(out: &mut Vec<u8>, s: Option<&str>) {
     match s {
         Some(s) => write_str(out, s),
@@ -191,7 +254,7 @@ fn write_raw(out: &mut Vec<u8>, raw: Option<&[u8]>) {
 /// event, request_line, request_offset, response_line, response_offset, id, method, tool,
 /// outcome, error_code, latency_ms, progress, cancelled; and `ending` for unanswered and
 /// cancelled requests, `earlier_line` for duplicates.
-fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
+fn event_json(event: &Event<'_>, files: &[String], out: &mut Vec<u8>) {
     let mut request = None;
     let mut response = None;
     let mut id: Option<&[u8]> = None;
@@ -218,10 +281,17 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
             method = Some(*m);
             let _ = write!(extra, ",\"earlier_line\":{}", earlier.line);
             let _ = write!(extra, ",\"earlier_offset\":{}", earlier.offset);
+            if let Some(file) = files.get(earlier.input as usize) {
+                extra.push_str(",\"earlier_file\":");
+                let mut name = Vec::new();
+                write_str(&mut name, file);
+                extra.push_str(&String::from_utf8_lossy(&name));
+            }
             out.extend_from_slice(b"{\"event\":\"duplicate\",\"request_line\":");
             write_line(out, Some(*at));
             out.extend_from_slice(b",\"request_offset\":");
             write_offset(out, Some(*at));
+            write_file(out, "request_file", files, Some(*at));
             "duplicate"
         }
         Event::Unanswered { request: r, ending } | Event::Cancelled { request: r, ending } => {
@@ -252,12 +322,14 @@ fn event_json(event: &Event<'_>, out: &mut Vec<u8>) {
         write_line(out, at);
         out.extend_from_slice(b",\"request_offset\":");
         write_offset(out, at);
+        write_file(out, "request_file", files, at);
     }
     let response_at = response.map(|s| s.at);
     out.extend_from_slice(b",\"response_line\":");
     write_line(out, response_at);
     out.extend_from_slice(b",\"response_offset\":");
     write_offset(out, response_at);
+    write_file(out, "response_file", files, response_at);
     out.extend_from_slice(b",\"id\":");
     let id = id.or(request.map(|r| &r.id[..])).or(response.and_then(|s| s.id));
     write_raw(out, id);

@@ -377,9 +377,11 @@ fn usage_and_io_errors_exit_2() {
     // The other inputs are still scanned.
     let partial = run(&["classify", "/nonexistent/x", p(&sample())], In::Null);
     assert_eq!((partial.code, partial.lines().len()), (Some(2), SAMPLE_KINDS.len()));
-    let dir = run(&["stats", env!("CARGO_TARGET_TMPDIR")], In::Null);
+    let empty = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-logs-here");
+    fs::create_dir_all(&empty).unwrap();
+    let dir = run(&["stats", p(&empty)], In::Null);
     assert_eq!(dir.code, Some(2));
-    assert!(dir.stderr.contains("is a directory"), "{}", dir.stderr);
+    assert!(dir.stderr.contains("no file in this folder matches"), "{}", dir.stderr);
 
     for args in [
         &["classify", "--bogus"][..],
@@ -781,12 +783,15 @@ fn pipe_chunking_does_not_matter() {
 }
 
 #[test]
-fn a_directory_is_a_directory_not_a_read_error() {
-    let dir = env!("CARGO_TARGET_TMPDIR");
-    for args in [&["classify", dir][..], &["classify", "--no-mmap", dir], &["respond", dir]] {
+fn a_directory_without_logs_is_an_error_not_a_read_error() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-logs-here");
+    fs::create_dir_all(&dir).unwrap();
+    let dir = p(&dir);
+    let why = "no file in this folder matches *.log*, *.ndjson*, *.jsonl*";
+    for args in [&["classify", dir][..], &["classify", "--mmap", dir], &["respond", dir]] {
         let out = run(args, In::Null);
         assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
-        assert_eq!(out.stderr, format!("rpcscan: {dir}: is a directory\n"), "{args:?}");
+        assert_eq!(out.stderr, format!("rpcscan: {dir}: {why}\n"), "{args:?}");
         assert!(out.raw.is_empty(), "{args:?}: {out:?}");
     }
     // The other inputs are still scanned.

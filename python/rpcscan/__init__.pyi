@@ -160,6 +160,7 @@ def scan(
     json_field: Optional[str] = None,
     ts_field: Optional[str] = None,
     dir_field: Optional[str] = None,
+    mmap: bool = False,
 ) -> Any:
     """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
     ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
@@ -171,6 +172,10 @@ def scan(
     Messages inside log lines, as the CLI reads them: ``line_format`` (a regular
     expression with a ``msg`` group) or ``json_field`` (a dotted path in JSON records);
     ``rpcscan proxy --log`` files are recognised on their own.
+
+    Files are read with positioned reads: one truncated while it is scanned raises
+    ``OSError``. ``mmap=True`` maps the file instead (slightly less CPU time), at a risk:
+    a file truncated while mapped raises ``SIGBUS``, which kills the interpreter.
 
     >>> t = rpcscan.scan("traffic.ndjson")
     >>> t.group_by("kind").aggregate([("offset", "count")])

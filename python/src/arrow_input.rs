@@ -189,8 +189,13 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
             start = end;
         }
     }
-    let source =
-        Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec(), extract: None };
+    let source = Source {
+        name: "<arrow>".to_owned(),
+        json_name: b"\"<arrow>\"".to_vec(),
+        extract: None,
+        index: 0,
+        stream: 0,
+    };
     let parts: Vec<C::Tally> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {

@@ -418,7 +418,9 @@ pub(crate) fn settings(
         framing: if extract.is_some() { Some(Framing::Ndjson) } else { framing },
         parser: Parser::new().validation(mode),
         max_message_size,
-        mmap: true,
+        // Positioned reads: a file truncated under us cannot kill the interpreter
+        // (`scan_path(mmap=True)` maps, on request).
+        mmap: false,
         extract: extract.map(Arc::new),
     })
 }
@@ -521,9 +523,10 @@ impl Prepared {
     }
 }
 
-/// Scans a file (NDJSON files are memory-mapped and scanned on all cores).
+/// Scans a file (NDJSON files are read with positioned reads, or memory-mapped with
+/// `mmap`, and scanned on all cores).
 #[pyfunction]
-#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None))]
+#[pyo3(signature = (path, framing = "auto", mode = "strict", max_message_size = DEFAULT_MAX_MESSAGE_SIZE, line_format = None, json_field = None, ts_field = None, dir_field = None, mmap = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn scan_path(
     py: Python<'_>,
@@ -535,9 +538,11 @@ pub fn scan_path(
     json_field: Option<&str>,
     ts_field: Option<&str>,
     dir_field: Option<&str>,
+    mmap: bool,
 ) -> PyResult<Table> {
     let settings =
         settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
+    let settings = Settings { mmap, ..settings };
     table(Prepared::path(path)?.run(py, &Collect, &settings)?)
 }
 

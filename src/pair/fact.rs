@@ -8,14 +8,17 @@ use std::time::Duration;
 use crate::kind::Kind;
 use crate::message::Message;
 
-/// Where a message is in its log: a 1-based line (0 when the framing has none) and a byte
-/// offset.
+/// Where a message is in its log: a 1-based line (0 when the framing has none), a byte
+/// offset, and which of the log's files (inputs) holds it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Position {
     /// 1-based line number, 0 when unknown.
     pub line: u64,
     /// Byte offset of the message's first byte.
     pub offset: u64,
+    /// Which input of a run holds the message, from 0 (a log in several files, rotated or
+    /// in a folder: the reader's numbering, which a report maps back to a file name).
+    pub input: u32,
 }
 
 /// Which way a message travelled. Which side is called which does not matter (a log may

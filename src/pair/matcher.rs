@@ -346,7 +346,7 @@ mod tests {
                 rest = json;
             }
             let msg = crate::parse(rest.as_bytes()).unwrap();
-            let at = Position { line: n as u64 + 1, offset: 0 };
+            let at = Position { line: n as u64 + 1, offset: 0, input: 0 };
             let fact = Fact::of(&msg, at).with_direction(direction).with_time(time);
             pairing.feed(&fact, |e| events.push(show(&e)));
         }

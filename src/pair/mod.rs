@@ -24,7 +24,7 @@
 //! let mut summary = Summary::new();
 //! for (n, bytes) in log.iter().enumerate() {
 //!     let msg = rpcscan::parse(bytes)?;
-//!     let fact = Fact::of(&msg, Position { line: n as u64 + 1, offset: 0 });
+//!     let fact = Fact::of(&msg, Position { line: n as u64 + 1, offset: 0, input: 0 });
 //!     pairing.feed(&fact, |event| {
 //!         if let Event::Paired { request, .. } = &event {
 //!             assert_eq!((&*request.method, request.tool.as_deref()), ("tools/call", Some("echo")));

@@ -179,7 +179,7 @@ mod tests {
         ];
         for (n, (ms, json)) in log.iter().enumerate() {
             let msg = crate::parse(json.as_bytes()).unwrap();
-            let at = Position { line: n as u64 + 1, offset: 0 };
+            let at = Position { line: n as u64 + 1, offset: 0, input: 0 };
             let fact = Fact::of(&msg, at).with_time(Some(Duration::from_millis(*ms)));
             pairing.feed(&fact, |e| summary.add(&e));
         }

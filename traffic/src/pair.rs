@@ -10,6 +10,10 @@
 //! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
 //! decoded in order on that thread already, and feed it directly.
 //!
+//! The run's logs (`Source::stream`: the files of one rotated log are one; other files and
+//! standard input each their own) are id spaces of their own, like a gateway's sessions: a
+//! request in one server's log is never answered from another's.
+//!
 //! A record's `request_id` (proxy and gateway logs) names the request a response answers:
 //! the response is matched by it instead of by its own id. A record's `session` (gateway
 //! logs) is an id space of its own: two sessions' requests with the same id are no
@@ -62,6 +66,20 @@ pub trait Report: Sync {
         let _ = (out, to);
     }
 
+    /// An interim report, every [`Pairs::every`] while the input is read (`rpcscan pair
+    /// --every 10s` on a followed log): the summary so far (requests still in flight, as
+    /// many as `in_flight`, are not counted as unanswered yet) and the direction labels seen.
+    /// Written out by [`Report::settled`] right after.
+    fn interim(
+        &self,
+        summary: &Summary,
+        directions: &Directions,
+        in_flight: usize,
+        out: &mut Self::Out,
+    ) {
+        let _ = (summary, directions, in_flight, out);
+    }
+
     /// `true` when events are printed as they settle (not only at the end): a progress bar
     /// would be torn up by them on a terminal, and is not drawn.
     fn prints_as_it_goes(&self) -> bool {
@@ -75,6 +93,7 @@ pub struct Pairs<R> {
     report: R,
     max_in_flight: usize,
     timeout: Option<Duration>,
+    every: Option<Duration>,
     /// Record and arena buffers of merged blocks, for the next blocks to fill (a block's
     /// thousands of records would otherwise regrow, and be copied, every time).
     spare: Mutex<Vec<(Vec<Record>, Arena)>>,
@@ -149,7 +168,8 @@ struct Record {
 }
 
 impl Record {
-    fn new(fact: &Fact<'_>, label: Option<&[u8]>, arena: &mut Arena) -> Record {
+    /// `stream`: the fact's log among the run's (its id space, with the fact's own scope).
+    fn new(fact: &Fact<'_>, label: Option<&[u8]>, stream: u32, arena: &mut Arena) -> Record {
         let (base, text_base) = (arena.bytes.len(), arena.text.len());
         // A field longer than 4 GiB (a message that size, with --max-message-size raised
         // that far) is not kept.
@@ -168,7 +188,15 @@ impl Record {
         let token = stash(fact.cancels.or(fact.progress_token));
         let error_code = stash(fact.error_code);
         let label = stash(label);
-        let scope = stash(fact.scope);
+        let scope = match stream {
+            0 => stash(fact.scope),
+            _ => {
+                let start = bytes.len() - base;
+                bytes.extend_from_slice(&stream_scope(stream));
+                bytes.extend_from_slice(fact.scope.unwrap_or_default());
+                span(start, bytes.len() - base - start).unwrap_or(Span::NONE)
+            }
+        };
         let text = &mut arena.text;
         let mut stash_text = |t: Option<&str>| {
             let Some(t) = t else { return Span::NONE };
@@ -227,6 +255,16 @@ impl Record {
     }
 }
 
+/// The id space of the run's log number `stream` (> 0: the run reads several logs), before
+/// the fact's own scope: a NUL and the number, which no scope a log names begins with (a
+/// session id is JSON text). One limit: in a run of several logs, a gateway log's answer that
+/// opens a session no longer finds the request sent before it (its `initialize`), which a
+/// single log's run pairs through the unscoped space.
+fn stream_scope(stream: u32) -> [u8; 5] {
+    let n = stream.to_be_bytes();
+    [0, n[0], n[1], n[2], n[3]]
+}
+
 /// The sequential end: the matcher, the counts, the report's output.
 struct State<O> {
     pairing: Pairing,
@@ -257,6 +295,7 @@ impl<R: Report> Pairs<R> {
             report,
             max_in_flight: rpcscan::pair::DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
+            every: None,
             spare: Mutex::new(Vec::new()),
         }
     }
@@ -270,6 +309,13 @@ impl<R: Report> Pairs<R> {
     /// Requests unanswered this long (by the log's timestamps) expire.
     pub fn timeout(mut self, timeout: Option<Duration>) -> Pairs<R> {
         self.timeout = timeout;
+        self
+    }
+
+    /// An interim report ([`Report::interim`]) this often while the input is read; `None`
+    /// (the default): only the final one.
+    pub fn every(mut self, every: Option<Duration>) -> Pairs<R> {
+        self.every = every;
         self
     }
 
@@ -313,8 +359,8 @@ impl<R: Report> Pairs<R> {
     /// Nothing, for anything else. (Handed on rather than returned: a fact is large, and
     /// wrapping it in an `Option` would move it.)
     #[inline]
-    fn with_fact<'a>(&self, item: &Item<'a>, then: impl FnOnce(&mut Fact<'a>)) {
-        let at = Position { line: item.line, offset: item.offset };
+    fn with_fact<'a>(&self, source: &Source, item: &Item<'a>, then: impl FnOnce(&mut Fact<'a>)) {
+        let at = Position { line: item.line, offset: item.offset, input: source.index };
         let time = || item.ts.and_then(extract::parse_time);
         let Verdict::Message(msg) = &item.verdict else {
             if let (Some(_), Some(time)) = (self.timeout, time()) {
@@ -375,14 +421,14 @@ impl<R: Report> Command for Pairs<R> {
 
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
-    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
-        self.with_fact(item, |fact| {
+    fn item(&self, source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
+        self.with_fact(source, item, |fact| {
             if tally.facts.capacity() == 0 {
                 if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
                     (tally.facts, tally.arena) = (facts, arena);
                 }
             }
-            tally.facts.push(Record::new(fact, item.dir, &mut tally.arena));
+            tally.facts.push(Record::new(fact, item.dir, source.stream, &mut tally.arena));
         });
     }
 
@@ -390,14 +436,23 @@ impl<R: Report> Command for Pairs<R> {
     /// own tally: fed straight to the matcher.
     fn item_in_order(
         &self,
-        _source: &Source,
+        source: &Source,
         item: &Item<'_>,
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        self.with_fact(item, |fact| {
+        self.with_fact(source, item, |fact| {
             let state = tally.state.get_or_insert_with(|| self.state());
-            self.feed(state, fact, item.dir);
+            if source.stream == 0 {
+                self.feed(state, fact, item.dir);
+            } else {
+                // Another log's ids are apart (see `Record::new`).
+                let scoped =
+                    [&stream_scope(source.stream)[..], fact.scope.unwrap_or_default()].concat();
+                let mut fact = fact.clone();
+                fact.scope = Some(&scoped);
+                self.feed(state, &mut fact, item.dir);
+            }
             self.report.write_in_order(&mut state.out, out);
         });
     }
@@ -436,6 +491,22 @@ impl<R: Report> Command for Pairs<R> {
 
     fn wants_lines(&self) -> bool {
         true
+    }
+
+    fn every(&self) -> Option<Duration> {
+        self.every
+    }
+
+    fn tick(&self, tally: &mut Self::Tally) {
+        let state = tally.state.get_or_insert_with(|| self.state());
+        if state.error.is_some() {
+            return;
+        }
+        let in_flight = state.pairing.in_flight();
+        self.report.interim(&state.summary, &state.directions, in_flight, &mut state.out);
+        if let Err(e) = self.report.settled(&mut state.out) {
+            state.error = Some(e);
+        }
     }
 
     fn prints_as_it_goes(&self) -> bool {

@@ -1,8 +1,9 @@
 //! Where messages come from, and in which order they reach a subcommand.
 //!
-//! NDJSON, mapped or streamed, goes through one ordered parallel pipeline: a producer
-//! thread cuts the input into blocks of whole lines (newline-aligned ranges of a
-//! memory-mapped file, several files in a row; or chunks read from a pipe, at most a window
+//! NDJSON, read or streamed, goes through one ordered parallel pipeline: a producer
+//! thread cuts the input into blocks of whole lines (newline-aligned ranges of a file, read
+//! by the workers with positioned reads or memory-mapped, several files in a row; or chunks
+//! read from a pipe, a followed file or a decompressor, at most a window
 //! of them in flight, so memory stays bounded whatever the input size), the rayon pool
 //! scans the blocks, and the calling thread writes each block's output in input order.
 //! Content-Length, SSE and json-seq streams are read in fixed-size chunks into a bounded
@@ -14,7 +15,11 @@
 //! | file | its one job |
 //! |---|---|
 //! | `mod.rs` | the types a subcommand sees, and [`run`]: each input down its road |
-//! | `open.rs` | opening an input: mapped (regular NDJSON file) or streamed |
+//! | `open.rs` | opening an input: positioned or mapped (regular NDJSON file), or streamed |
+//! | `files.rs` | operands to inputs: folders expanded, rotated files in order ([`expand`]) |
+//! | `compressed.rs` | `.gz` / `.zst` files decompressed ahead, in parallel ([`Codec`]) |
+//! | `follow.rs` | a file followed as it grows and across rotation (`--follow`) |
+//! | `positioned.rs` | regular files read with positioned reads in newline-aligned blocks |
 //! | `sniff.rs` | the first bytes of a stream: `--framing auto`, binary-looking input |
 //! | `pipeline.rs` | the ordered parallel pipeline: producer, rayon workers, writer |
 //! | `mapped.rs` | mapped files cut into newline-aligned blocks |
@@ -26,7 +31,10 @@
 //! | `interrupt.rs` | the end of the input on request (Ctrl-C in `pair`) |
 //! | `output.rs` | stdout, stderr, and why a run stops |
 
+mod compressed;
 pub mod extract;
+mod files;
+mod follow;
 pub mod interrupt;
 mod lines;
 mod mapped;
@@ -34,6 +42,7 @@ mod ndjson;
 mod open;
 mod output;
 mod pipeline;
+mod positioned;
 mod progress;
 mod sniff;
 mod stream;
@@ -46,19 +55,23 @@ use bytes::BytesMut;
 use rpcscan::frame::Framing;
 use rpcscan::{Invalid, Kind, Message, Parser, Reason};
 
+use self::compressed::Ahead;
+pub use self::compressed::Codec;
 pub use self::extract::{Extract, Skip};
+pub use self::files::{expand, DEFAULT_GLOBS};
 use self::lines::produce_lines;
 use self::mapped::{produce_ranges, Mapped};
 use self::open::{open, Opened};
 pub use self::output::{warn, Output, Stop};
 use self::pipeline::pipeline;
+use self::positioned::{produce_positioned, Positioned};
 use self::progress::Progress;
 use self::sniff::{sniff, sniff_line};
 use self::stream::{Stream, StreamError};
 
 /// How much a stream read asks for at once.
 const READ_CHUNK: usize = 256 * 1024;
-/// Mapped files held open at once before their group is scanned.
+/// Mapped or positioned files held open at once before their group is scanned.
 const MAX_GROUP: usize = 64;
 
 /// Options shared by every subcommand.
@@ -70,7 +83,8 @@ pub struct Settings {
     pub parser: Parser,
     /// Longest message (NDJSON: line without its `\n` / `\r\n`).
     pub max_message_size: usize,
-    /// Memory-map regular files (`--no-mmap` turns it off).
+    /// Memory-map regular files instead of reading them with positioned reads. A mapped
+    /// file truncated while it is read faults the process (SIGBUS): only on request.
     pub mmap: bool,
     /// Messages inside log lines (`--line-format`, `--json-field`); `None`: bare messages,
     /// or a proxy log recognised by its first line.
@@ -86,6 +100,17 @@ pub enum Input {
     Path(PathBuf),
     /// Bytes already in memory (the Python package's `scan(bytes)`), read like a pipe.
     Bytes(Arc<[u8]>),
+    /// A file followed as it grows and across rotation, like `tail -F`, until Ctrl-C
+    /// ([`interrupt::interrupt`]): read from its start, then as it is written.
+    Follow(PathBuf),
+    /// An operand that stands for no input (a folder that cannot be listed, or with no log
+    /// file in it: [`expand`]): reported, and the run fails, when its turn comes.
+    Error {
+        /// The operand.
+        path: PathBuf,
+        /// What is wrong with it.
+        error: String,
+    },
 }
 
 impl Input {
@@ -100,11 +125,13 @@ impl Input {
             .collect()
     }
 
-    fn name(&self) -> String {
+    /// The input as named in messages: its path, `<stdin>` or `<bytes>`.
+    pub fn name(&self) -> String {
         match self {
             Input::Stdin => "<stdin>".to_owned(),
             Input::Path(p) => p.display().to_string(),
             Input::Bytes(_) => "<bytes>".to_owned(),
+            Input::Error { path, .. } | Input::Follow(path) => path.display().to_string(),
         }
     }
 }
@@ -118,13 +145,20 @@ pub struct Source {
     pub json_name: Vec<u8>,
     /// How its lines hold messages, when they are log records.
     pub extract: Option<Arc<Extract>>,
+    /// Its place among the run's inputs, from 0 (`rpcscan::pair::Position::input` of its
+    /// messages).
+    pub index: u32,
+    /// Its log among the run's: the files of one rotated log share one, every other input
+    /// has its own, numbered from 1; 0 when the run reads one log (`pair` keeps each log's
+    /// ids apart).
+    pub stream: u32,
 }
 
 impl Source {
     fn new(name: String) -> Source {
         let mut json_name = Vec::with_capacity(name.len() + 2);
         crate::json::write_str(&mut json_name, &name);
-        Source { name, json_name, extract: None }
+        Source { name, json_name, extract: None, index: 0, stream: 0 }
     }
 
     /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
@@ -140,6 +174,8 @@ impl Source {
             name: self.name.clone(),
             json_name: self.json_name.clone(),
             extract: Some(extract),
+            index: self.index,
+            stream: self.stream,
         })
     }
 }
@@ -273,6 +309,18 @@ pub trait Command: Sync {
         self.merge(into, from);
     }
 
+    /// How often [`Command::tick`] is called while NDJSON input is read (`rpcscan pair
+    /// --every`); `None`: never.
+    fn every(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// Called on the writer's thread every [`Command::every`], between blocks, with the
+    /// run's tally so far: an interim report of a long or live input.
+    fn tick(&self, tally: &mut Self::Tally) {
+        let _ = tally;
+    }
+
     /// `true` when output is printed as messages go by (not only at the end): then a
     /// progress bar would be torn up by it on a terminal, and is not drawn.
     fn prints_as_it_goes(&self) -> bool {
@@ -301,11 +349,16 @@ pub fn run<C: Command>(
     let mut run = Run { tally: C::Tally::default(), bytes: 0, failed: false };
     let progress = Progress::new(inputs, !(cmd.prints_as_it_goes() && io::stdout().is_terminal()));
     let mut group: Vec<Arc<Mapped>> = Vec::new();
-    for input in inputs {
+    let mut read_group: Vec<Arc<Positioned>> = Vec::new();
+    let mut ahead = Ahead::start(inputs, rayon::current_num_threads());
+    let streams = files::streams(inputs);
+    for (index, input) in inputs.iter().enumerate() {
         if interrupt::interrupted() {
             break;
         }
-        let opened = match open(input, settings) {
+        let index = u32::try_from(index).unwrap_or(u32::MAX);
+        let stream = streams.get(index as usize).copied().unwrap_or(0);
+        let opened = match open(input, (index, stream), ahead.take(index as usize), settings) {
             Ok(opened) => opened,
             Err(e) => {
                 warn(format_args!("{}: {e}", input.name()));
@@ -315,16 +368,26 @@ pub fn run<C: Command>(
         };
         let (source, mut reader, framing) = match opened {
             Opened::Mapped(mapped) => {
+                scan_positioned(cmd, settings, out, &mut run, &progress, &mut read_group)?;
                 group.push(Arc::new(mapped));
                 if group.len() == MAX_GROUP {
                     scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
                 }
                 continue;
             }
+            Opened::Positioned(file) => {
+                scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+                read_group.push(Arc::new(file));
+                if read_group.len() == MAX_GROUP {
+                    scan_positioned(cmd, settings, out, &mut run, &progress, &mut read_group)?;
+                }
+                continue;
+            }
             Opened::Stream { source, reader, framing } => (source, reader, framing),
         };
-        // Mapped files before this stream come first.
+        // Files before this stream come first.
         scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+        scan_positioned(cmd, settings, out, &mut run, &progress, &mut read_group)?;
         let mut first = Vec::new();
         let framing = match framing {
             Some(framing) => framing,
@@ -376,6 +439,7 @@ pub fn run<C: Command>(
         }
     }
     scan_mapped(cmd, settings, out, &mut run, &progress, &mut group)?;
+    scan_positioned(cmd, settings, out, &mut run, &progress, &mut read_group)?;
     progress.finish();
     out.flush()?;
     Ok(run)
@@ -397,6 +461,32 @@ fn scan_mapped<C: Command>(
     let lines = cmd.wants_lines();
     let at_merge = lines && cmd.numbers_lines_at_merge();
     pipeline(cmd, settings, out, run, progress, move |p| produce_ranges(p, files, lines, at_merge))
+}
+
+/// Scans (and empties) a group of NDJSON files read with positioned reads, in parallel and
+/// in order. A file that shrank while it was read fails the run (said on stderr already).
+fn scan_positioned<C: Command>(
+    cmd: &C,
+    settings: &Settings,
+    out: &mut Output,
+    run: &mut Run<C::Tally>,
+    progress: &Progress,
+    group: &mut Vec<Arc<Positioned>>,
+) -> Result<(), Stop> {
+    if group.is_empty() {
+        return Ok(());
+    }
+    let files = std::mem::take(group);
+    let lines = cmd.wants_lines();
+    let at_merge = lines && cmd.numbers_lines_at_merge();
+    let kept = files.clone();
+    let result = pipeline(cmd, settings, out, run, progress, move |p| {
+        produce_positioned(p, files, lines, at_merge)
+    });
+    if kept.iter().any(|f| f.shrank()) {
+        run.failed = true;
+    }
+    result
 }
 
 /// What the unit tests of the input files share: a subcommand that writes down each item.

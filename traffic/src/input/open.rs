@@ -1,5 +1,6 @@
-//! Opening an input and choosing its road: a regular NDJSON file is memory-mapped, anything
-//! else (pipes, `--no-mmap`, other framings) is streamed.
+//! Opening an input and choosing its road: a regular NDJSON file is read with positioned
+//! reads in parallel blocks (or memory-mapped, when the settings ask for it); anything else
+//! (pipes, other framings) is streamed.
 
 use std::fs::File;
 use std::io::{self, Read, Seek};
@@ -9,24 +10,42 @@ use memmap2::Mmap;
 use rpcscan::frame::Framing;
 
 use super::mapped::Mapped;
+use super::positioned::{head, Positioned};
 use super::sniff::{warn_if_binary, Probe, BINARY_PROBE, SNIFF};
 use super::{Input, Settings, Source};
 
 pub(super) enum Opened {
     Mapped(Mapped),
+    Positioned(Positioned),
     Stream { source: Arc<Source>, reader: Box<dyn Read + Send>, framing: Option<Framing> },
 }
 
-/// Opens an input and decides its road: mapped (regular NDJSON file) or streamed. A
+/// Opens an input and decides its road: positioned reads or mapped (regular NDJSON file),
+/// or streamed. A
 /// directory is an error ("is a directory"), not a read error at byte 0.
-pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
-    let source = Arc::new(Source::new(input.name()));
+/// `(index, stream)`: its place among the run's inputs and its log's; `decoded`: the
+/// decompressed bytes of a compressed file, streamed.
+pub(super) fn open(
+    input: &Input,
+    (index, log): (u32, u32),
+    decoded: Option<Box<dyn Read + Send>>,
+    settings: &Settings,
+) -> io::Result<Opened> {
+    let source = Arc::new(Source { index, stream: log, ..Source::new(input.name()) });
+    if let Some(reader) = decoded {
+        return Ok(stream(source, reader, settings.framing));
+    }
     let file = match input {
         Input::Bytes(bytes) => {
             let bytes = io::Cursor::new(Arc::clone(bytes));
             return Ok(stream(source, bytes, settings.framing));
         }
         Input::Path(path) => Some(File::open(path)?),
+        Input::Error { error, .. } => return Err(io::Error::other(error.clone())),
+        Input::Follow(path) => {
+            let reader = super::follow::Follow::open(path)?;
+            return Ok(stream(source, reader, settings.framing));
+        }
         // A regular file on stdin (`rpcscan stats < big.ndjson`) is mapped too.
         Input::Stdin => stdin_file(),
     };
@@ -34,14 +53,17 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
         return Err(io::Error::new(io::ErrorKind::IsADirectory, "is a directory"));
     }
     let mut file = match (file, input) {
-        (Some(file), _) if settings.mmap && is_mappable(&file) => file,
+        (Some(file), _) if is_mappable(&file) => file,
         (Some(file), Input::Path(_)) => return Ok(stream(source, file, settings.framing)),
         _ => return Ok(stream(source, io::stdin(), settings.framing)),
     };
     let start = match input {
         Input::Stdin => usize::try_from(file.stream_position()?).unwrap_or(usize::MAX),
-        Input::Path(_) | Input::Bytes(_) => 0,
+        _ => 0,
     };
+    if !settings.mmap {
+        return positioned(input, source, file, start as u64, settings);
+    }
     let map = map(&file)?;
     if let Input::Stdin = input {
         // Consume stdin as a read would: a second `-` sees its end, as with `cat - -`.
@@ -61,6 +83,41 @@ pub(super) fn open(input: &Input, settings: &Settings) -> io::Result<Opened> {
     // Other framings go through their decoder: stream the file from where we started.
     drop(map);
     file.seek(io::SeekFrom::Start(start as u64))?;
+    Ok(stream(source, file, Some(framing)))
+}
+
+/// A regular file read with positioned reads: its first bytes say the framing; NDJSON
+/// takes the parallel road, other framings are streamed from `start`.
+fn positioned(
+    input: &Input,
+    source: Arc<Source>,
+    mut file: File,
+    start: u64,
+    settings: &Settings,
+) -> io::Result<Opened> {
+    let end = file.metadata()?.len().max(start);
+    if let Input::Stdin = input {
+        // Consume stdin as a read would: a second `-` sees its end, as with `cat - -`.
+        file.seek(io::SeekFrom::End(0))?;
+    }
+    let first_len =
+        super::sniff::FIRST_LINE.min(usize::try_from(end - start).unwrap_or(usize::MAX));
+    // The first line is read whole only when it may be a proxy log's record.
+    let probe = head(&file, start, BINARY_PROBE.min(first_len))?;
+    let framing =
+        settings.framing.unwrap_or_else(|| Framing::detect(probe.get(..SNIFF).unwrap_or(&probe)));
+    if framing == Framing::Ndjson {
+        warn_if_binary(&source, 0, &probe);
+        let first = match memchr::memchr(b'\n', &probe) {
+            None if probe.len() < first_len && settings.extract.is_none() => {
+                head(&file, start, first_len)?
+            }
+            _ => probe,
+        };
+        let source = source.with_extraction(settings, &first);
+        return Ok(Opened::Positioned(Positioned::new(source, file, start, end)));
+    }
+    file.seek(io::SeekFrom::Start(start))?;
     Ok(stream(source, file, Some(framing)))
 }
 
@@ -97,9 +154,10 @@ fn is_mappable(file: &File) -> bool {
 #[allow(unsafe_code)]
 fn map(file: &File) -> io::Result<Mmap> {
     // SAFETY: the map is only ever read as `&[u8]`. If another process truncates or
-    // rewrites the file while we scan it, reads may see changed bytes or fault (SIGBUS);
-    // every mmap-based grep (ripgrep included) accepts this for log files, and
-    // `--no-mmap` opts out.
+    // rewrites the file while we scan it, reads may see changed bytes or fault (SIGBUS,
+    // which ends the process). The map is made only when the product asks for it
+    // (`Settings::mmap`: `rpcscan --mmap`, the Python package's `mmap=True`), which says
+    // so; by default files are read with positioned reads, which cannot fault.
     unsafe { Mmap::map(file) }
 }
 

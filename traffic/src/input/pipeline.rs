@@ -12,6 +12,7 @@ use rpcscan::Reason;
 
 use super::mapped::Mapped;
 use super::ndjson::scan_ndjson;
+use super::positioned::Positioned;
 use super::progress::Progress;
 use super::{interrupt, warn, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
 
@@ -37,10 +38,12 @@ pub(super) enum Block {
     TooLarge { source: Arc<Source>, offset: u64, line: u64, len: u64 },
 }
 
-/// The bytes of a block: borrowed from a map, or read from a stream.
+/// The bytes of a block: borrowed from a map, read from a stream, or still to be read from
+/// a file by the worker (positioned reads; `buf` is the buffer to read them into).
 pub(super) enum Data {
     Mapped { file: Arc<Mapped>, start: usize, end: usize },
     Read(Vec<u8>),
+    Positioned { file: Arc<Positioned>, start: u64, end: u64, buf: Vec<u8> },
 }
 
 impl Block {
@@ -49,11 +52,26 @@ impl Block {
         match self {
             Block::Lines { data: Data::Mapped { start, end, .. }, .. } => (end - start) as u64,
             Block::Lines { data: Data::Read(bytes), .. } => bytes.len() as u64,
+            Block::Lines { data: Data::Positioned { start, end, .. }, .. } => end - start,
             Block::TooLarge { len, .. } => *len,
         }
     }
 
-    /// Scans the block; the line number after it (0 when lines are not counted).
+    /// Reads a positioned block's bytes (in the worker, so that reading is parallel too);
+    /// a read error leaves it empty, said on stderr.
+    pub(super) fn load(&mut self) {
+        if let Block::Lines { data, .. } = self {
+            if let Data::Positioned { file, start, end, buf } = data {
+                if let Err(e) = file.load(*start, *end, buf) {
+                    file.read_error(*start, &e);
+                    buf.clear();
+                }
+                *data = Data::Read(std::mem::take(buf));
+            }
+        }
+    }
+
+    /// Scans the block (loaded: see [`Block::load`]); the line number after it (0 when lines are not counted).
     pub(super) fn scan<C: Command>(
         &self,
         cmd: &C,
@@ -68,6 +86,8 @@ impl Block {
                         file.data().get(*start..*end).unwrap_or_default()
                     }
                     Data::Read(bytes) => bytes,
+                    // Not loaded: nothing read.
+                    Data::Positioned { .. } => &[][..],
                 };
                 scan_ndjson(cmd, settings, source, bytes, *base, *line, out, tally)
             }
@@ -93,6 +113,7 @@ impl Block {
     pub(super) fn into_buffer(self) -> Option<Vec<u8>> {
         match self {
             Block::Lines { data: Data::Read(bytes), .. } => Some(bytes),
+            Block::Lines { data: Data::Positioned { buf, .. }, .. } => Some(buf),
             _ => None,
         }
     }
@@ -194,7 +215,17 @@ where
         let mut free: Vec<Vec<u8>> = Vec::new();
         // The line number of the next block numbered at merge (its input's so far).
         let mut next_line = 1u64;
+        let every = cmd.every();
+        // Input bytes of the blocks written, and whether the producer said how many it read
+        // (it does not when Ctrl-C ended the input first).
+        let mut written_bytes = 0u64;
+        let mut counted = false;
+        let mut last_tick = std::time::Instant::now();
         while total != Some(written) && stop.is_none() {
+            if every.is_some_and(|every| last_tick.elapsed() >= every) {
+                cmd.tick(&mut run.tally);
+                last_tick = std::time::Instant::now();
+            }
             // Ctrl-C (`interrupt`): the input ends here; blocks already sent are finished.
             if total.is_none() && interrupt::interrupted() {
                 total = Some(spawned);
@@ -209,13 +240,14 @@ where
             match event {
                 // Read before Ctrl-C, arrived after: the input has ended.
                 Event::Block(_) if total.is_some() => {}
-                Event::Block(block) => {
+                Event::Block(mut block) => {
                     let seq = spawned;
                     spawned += 1;
                     let events = events.clone();
                     let mut out = free.pop().unwrap_or_default();
                     scope.spawn(move |_| {
                         let mut end_line = 0;
+                        block.load();
                         let tally = catch_unwind(AssertUnwindSafe(|| {
                             let mut tally = C::Tally::default();
                             end_line = block.scan(cmd, settings, &mut out, &mut tally);
@@ -258,6 +290,7 @@ where
                                     None => cmd.merge(&mut run.tally, tally),
                                 }
                                 progress.inc(size);
+                                written_bytes += size;
                             }
                             Err(_) => {
                                 stop = Some(Stop::Panic);
@@ -278,12 +311,16 @@ where
                 Event::End { bytes, error, panicked } => {
                     total = Some(spawned);
                     run.bytes += bytes;
+                    counted = true;
                     read_error = error;
                     if panicked {
                         stop = Some(Stop::Panic);
                     }
                 }
             }
+        }
+        if !counted {
+            run.bytes += written_bytes;
         }
         // Leaving the scope waits for the blocks still in flight (at most a window).
     });

@@ -46,7 +46,8 @@ impl Progress {
             .iter()
             .filter_map(|input| match input {
                 Input::Path(path) => std::fs::metadata(path).ok(),
-                Input::Stdin | Input::Bytes(_) => None,
+                // A followed file never ends: no bar.
+                Input::Stdin | Input::Bytes(_) | Input::Follow(_) | Input::Error { .. } => None,
             })
             .filter(|m| m.is_file())
             .map(|m| m.len())
