@@ -3,8 +3,9 @@
 # own workspace, so the root's cargo fmt / clippy do not see them), runs their unit tests,
 # writes the rule book's table (python/spectable, the rows the Rust and Python tests check),
 # installs the pinned npm packages (npm ci: package-lock.json), builds the N-API add-on
-# (napi build), the WebAssembly module (wasm32-unknown-unknown) and the TypeScript (strict;
-# the wasm entry is also checked without Node's types), checks that the committed
+# (napi build), the WebAssembly module (wasm32-unknown-unknown with simd128, .cargo/config.toml)
+# and its portable twin (no simd128, dist-portable/: the tests compare the two) and the
+# TypeScript (strict; the wasm entry is also checked without Node's types), checks that the committed
 # src/binding.d.ts is what napi-rs generates, and runs `node --test` (every test on both
 # builds). Then the example gateway (examples/gateway.ts) between the official MCP SDK
 # client and server-everything, its session compared with a direct one, and the

@@ -8,7 +8,7 @@
 fn forced_level_is_the_active_level() {
     let active: &str = rpcscan::kernel_level().as_str();
     println!("kernel level: {active}");
-    assert!(["scalar", "avx2", "avx512", "neon"].contains(&active), "{active}");
+    assert!(["scalar", "avx2", "avx512", "neon", "simd128"].contains(&active), "{active}");
     // Unset or empty: nothing forced, the CPU's best level runs.
     if let Some(forced) = std::env::var("RPCSCAN_FORCE").ok().filter(|v| !v.is_empty()) {
         assert_eq!(

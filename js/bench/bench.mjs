@@ -3,7 +3,7 @@
 // Rust benchmarks' (benchmarks/src/shapes.rs: tiny, small, code, cjk, image), written by the
 // bench/corpus crate from that very code.
 //
-//   node bench/bench.mjs [--rounds N] [--mb MB] [--shapes tiny,small,...] [--check]
+//   node bench/bench.mjs [--rounds N] [--mb MB] [--shapes tiny,small,...] [--json FILE] [--check]
 //
 // Each message is a Buffer (a view of the corpus, as a stream decoder would hand it over).
 // Contenders, per message:
@@ -15,7 +15,8 @@
 //   classify           rpcscan's kind.
 //   parse              rpcscan's Message, reading kind, id.value, method and toolName.
 // Contenders run interleaved, one pass over the corpus each per round; the figure is the
-// median of the rounds (ns per message, and MB/s). --check runs one small round and only
+// median of the rounds (ns per message, and MB/s); --json also writes the table (with the
+// load averages before and after) to FILE. --check runs one small round and only
 // checks that every contender gives the same kinds (js/ci.sh runs it).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,6 +36,8 @@ const check = argv.includes("--check");
 const rounds = Number(opt("--rounds", check ? 1 : 7));
 const mb = Number(opt("--mb", check ? 0.3 : 4));
 const shapes = opt("--shapes", "tiny,small,code,cjk,image").split(",");
+const jsonOut = opt("--json", null);
+const loadBefore = loadavg();
 
 await wasm.init(readFileSync(new URL("../dist/rpcscan.wasm", import.meta.url)));
 
@@ -121,6 +124,7 @@ const median = (xs) => {
 };
 
 console.log(`# node ${process.version}, ${cpus()[0]?.model ?? "?"} x${cpus().length}, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+console.log(`# kernels: N-API ${napi.kernelLevel()}, WebAssembly ${wasm.kernelLevel()}`);
 console.log(`# ${rounds} rounds interleaved, ~${mb} MB per shape, median per contender`);
 const table = [];
 for (const shape of shapes) {
@@ -171,4 +175,5 @@ for (const shape of shapes) {
 if (!check) {
   console.table(table);
   console.log(`# load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (sink ${sink % 10})`);
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ loadBefore, loadAfter: loadavg(), rounds, mb, table }, null, 1));
 }

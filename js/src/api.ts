@@ -281,7 +281,17 @@ export function makeApi(backend: () => Backend) {
     return tables().reasons.map(([name, code]) => [name, code]);
   }
 
-  return { classify, parse, respond, rewriteId, Scanner, scanStream, reasons };
+  /**
+   * The byte-scanning kernels this build runs: `"avx512"`, `"avx2"`, `"neon"` or
+   * `"scalar"` for the Node add-on (picked for the CPU at run time), `"simd128"` for the
+   * WebAssembly module (`"scalar"` for a module built without simd128). Verdicts are the
+   * same at every level.
+   */
+  function kernelLevel(): string {
+    return tables().kernel_level;
+  }
+
+  return { classify, parse, respond, rewriteId, Scanner, scanStream, reasons, kernelLevel };
 }
 
 /** The scan items of a batch. */

@@ -13,9 +13,6 @@ export declare class NativeScanner {
   get framing(): string | null
 }
 
-/** The kind of one message: an index into `tables().kinds`. */
-export declare function classify(message: Uint8Array, strict: boolean): number
-
 /** The frames one `push` or `finish` completed: their bytes and their records. */
 export interface Frames {
   /** The frames' bytes, concatenated; the records' spans point into it. */
@@ -23,12 +20,6 @@ export interface Frames {
   /** `tables().frame` numbers per frame. */
   records: Float64Array
 }
-
-/**
- * Scans one message and writes its record (`rpcscan-js-core`'s `slot` layout) into the
- * array given to `set_record`.
- */
-export declare function parse(message: Uint8Array, strict: boolean): void
 
 /** `rpcscan respond`'s answer to one message, or `null` when it gets none. */
 export declare function respond(message: Uint8Array, strict: boolean, supported: Array<string>): Buffer | null

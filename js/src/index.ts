@@ -14,8 +14,19 @@ import { RECORD_LEN, type Tables } from "./record.js";
 export type { Frame, BadFrame, Input, Options, ScanItem, ScannerOptions } from "./api.js";
 export type { Framing, Id, Kind, Message, Reason } from "./record.js";
 
+/**
+ * The add-on's two per-message calls: plain N-API callbacks (napi/src/lib.rs,
+ * `fast_exports`), so napi-rs's generated binding.d.ts does not list them.
+ */
+interface Fast {
+  /** The kind of one message: an index into `tables().kinds`. */
+  classify(message: Uint8Array, strict: boolean): number;
+  /** Scans one message and writes its record into the array given to `setRecord`. */
+  parse(message: Uint8Array, strict: boolean): void;
+}
+
 /** Loads the add-on built for this platform (`rpcscan.<platform>-<arch>[-<abi>].node`). */
-function load(): typeof Binding {
+function load(): typeof Binding & Fast {
   const here = dirname(fileURLToPath(import.meta.url));
   const prefix = `rpcscan.${process.platform}-${process.arch}`;
   const found = readdirSync(here).filter((f) => f.startsWith(prefix) && f.endsWith(".node"));
@@ -24,7 +35,7 @@ function load(): typeof Binding {
   }
   // glibc before musl when both are there; one is the usual case.
   found.sort((a, b) => Number(a.includes("musl")) - Number(b.includes("musl")));
-  return createRequire(import.meta.url)(join(here, found[0]!)) as typeof Binding;
+  return createRequire(import.meta.url)(join(here, found[0]!)) as typeof Binding & Fast;
 }
 
 const binding = load();
@@ -79,6 +90,8 @@ export type Scanner = InstanceType<typeof api.Scanner>;
 export const scanStream = api.scanStream;
 /** The reason names with their codes. */
 export const reasons = api.reasons;
+/** The byte-scanning kernels this build runs (`"simd128"`, `"avx512"`, ...; see the README). */
+export const kernelLevel = api.kernelLevel;
 /** Which build answers: `"napi"` here, `"wasm"` in `rpcscan/wasm`. */
 export const backendName = "napi" as const;
 

@@ -75,6 +75,7 @@ export interface Tables {
   reasons: [Reason, -32700 | -32600, string][];
   record: number;
   frame: number;
+  kernel_level: string;
 }
 
 // rpcscan-js-core's `slot` module.
@@ -157,8 +158,15 @@ function jsonText(bytes: Uint8Array, start: number, len: number, how: number): s
   if (how === TEXT_ASCII) return ascii(bytes, start, len);
   if (how === TEXT_UTF8) return text(bytes, start, len);
   // Escapes: JSON.parse decodes them as the scanner validated them, lone surrogates
-  // included (a JavaScript string can hold one).
-  return JSON.parse('"' + text(bytes, start, len) + '"') as string;
+  // included (a JavaScript string can hold one). Envelope mode does not validate what it
+  // only notes (a tools/call's params.name): a bad escape there leaves the raw text, as
+  // written, rather than throwing (parse never throws on any bytes).
+  const raw = text(bytes, start, len);
+  try {
+    return JSON.parse('"' + raw + '"') as string;
+  } catch {
+    return raw;
+  }
 }
 
 // Texts made before, by the hash the backend wrote (short ASCII texts without escapes):

@@ -218,5 +218,7 @@ export type Scanner = InstanceType<typeof api.Scanner>;
 export const scanStream = api.scanStream;
 /** The reason names with their codes. */
 export const reasons = api.reasons;
+/** The byte-scanning kernels this build runs (`"simd128"`, `"avx512"`, ...; see the README). */
+export const kernelLevel = api.kernelLevel;
 /** Which build answers: `"wasm"` here, `"napi"` in the Node entry. */
 export const backendName = "wasm" as const;

@@ -42,6 +42,15 @@ for (const [name, rpc] of builds) {
       assert.equal(e.errorCode, -184467440737095516160n);
     });
 
+    test("a tool name envelope mode only noted, with a bad escape: its raw text, no throw", () => {
+      for (const name of ["k\\k", "k\\uZZZZ", "\\q"]) {
+        const msg = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}"}}`;
+        assert.equal(rpc.parse(msg).kind, "invalid", name);
+        const m = rpc.parse(msg, { strict: false });
+        assert.deepEqual([m.kind, m.toolName], ["request", name], name);
+      }
+    });
+
     test("string and null ids, raw members as bytes", () => {
       let m = rpc.parse(String.raw`{"jsonrpc":"2.0","id":"a\u0062","method":"n\u00e9","params":[1, 2]}`);
       assert.deepEqual(m.id, { raw: String.raw`"a\u0062"`, value: "ab" });

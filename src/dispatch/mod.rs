@@ -168,6 +168,14 @@ walks!(simd::kernels::Avx2, "avx2,pclmulqdq");
 walks!(simd::kernels::Avx512, "avx512bw,avx2,pclmulqdq");
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
 walks!(simd::kernels::Neon, "neon");
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+// The whole crate is compiled with simd128 on there: no function needs the feature added.
+walks!(simd::kernels::Simd128);
 
 /// Strict mode's fast path at a given level, the scalar one too (the tests compare every
 /// level with the exact path).

@@ -1,5 +1,5 @@
 //! The kernel levels as types: one zero-sized type per level ([`Scalar`], [`Avx2`],
-//! [`Avx512`], [`Neon`]) implementing [`Kernels`], and [`with_kernels!`](crate::simd::with_kernels),
+//! [`Avx512`], [`Neon`], [`Simd128`]) implementing [`Kernels`], and [`with_kernels!`](crate::simd::with_kernels),
 //! the one `match` on the level.
 //!
 //! The walks above (`json`, `scan`) are generic over [`Kernels`] and call a level's kernels
@@ -9,7 +9,7 @@
 //! proof that its kernels may run, and the methods below call them on that ground.
 //!
 //! This file is where the levels are put together, and the only one that names several:
-//! the level files (`avx2*.rs`, `avx512*.rs`, `neon.rs`) never import one another. What they
+//! the level files (`avx2*.rs`, `avx512*.rs`, `neon.rs`, `simd128.rs`) never import one another. What they
 //! share is in files that are not levels: `swar.rs` (the portable kernels: the scalar
 //! level's, every vector kernel's twin, and the tails shorter than a window), `x86.rs`,
 //! `sse2.rs` (the 16-byte looks of the x86_64 baseline, which every level takes at a
@@ -18,7 +18,8 @@
 
 #[cfg(any(
     all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)),
+    all(target_arch = "wasm32", target_feature = "simd128", not(miri), not(rpcscan_disable_simd))
 ))]
 use super::level::Detected;
 use super::level::Level;
@@ -29,6 +30,13 @@ use super::level::Level;
     not(rpcscan_disable_simd)
 ))]
 use super::neon;
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+use super::simd128;
 use super::stage1::{self, Blocks, Carry, Utf8Carry};
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 use super::{avx2, avx2_unescape, avx512, avx512_unescape, x86};
@@ -121,11 +129,32 @@ macro_rules! with_kernels {
     }};
 }
 
+/// Runs `$body` with `$k` bound to the kernels of the level `$detected` names (see the
+/// x86_64 version).
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+macro_rules! with_kernels {
+    ($detected:expr, $k:ident => $body:expr) => {{
+        let detected: $crate::simd::Detected = $detected;
+        if let Some($k) = $crate::simd::kernels::Simd128::new(detected) {
+            $body
+        } else {
+            let $k = $crate::simd::kernels::Scalar;
+            $body
+        }
+    }};
+}
+
 /// Runs `$body` with `$k` bound to the portable kernels, the only level where there is no
 /// vector one.
 #[cfg(not(any(
     all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)),
+    all(target_arch = "wasm32", target_feature = "simd128", not(miri), not(rpcscan_disable_simd))
 )))]
 macro_rules! with_kernels {
     ($detected:expr, $k:ident => $body:expr) => {{
@@ -556,5 +585,119 @@ impl Kernels for Neon {
     fn plain_window(self, chunk: &[u8; 64]) -> Option<bool> {
         // SAFETY: as in `scan_string`.
         unsafe { neon::plain_window_neon(chunk) }.map(|(_, high)| high != 0)
+    }
+}
+
+/// The simd128 level of wasm32 (static: WebAssembly has no run-time feature detection, so
+/// the module is built with `target_feature = "simd128"` or without this level): 16 bytes
+/// per register, four registers per 64-byte block.
+///
+/// Its kernels are safe to call: a `simd128` function may be called from any function of
+/// a crate compiled with simd128 on (the engine checks the module as a whole when it
+/// loads it), so no call here needs an `unsafe` block.
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Simd128(());
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+impl Simd128 {
+    /// The simd128 kernels, when the detected level is simd128 (this type exists only
+    /// where `target_feature = "simd128"` holds).
+    #[inline(always)]
+    pub(crate) fn new(detected: Detected) -> Option<Self> {
+        (detected.level() == Level::Simd128).then_some(Simd128(()))
+    }
+}
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+impl Blocks for Simd128 {
+    const RANGE_UTF8: bool = true;
+
+    #[inline(always)]
+    fn block(&self, carry: &mut Carry, bytes: &[u8]) -> Option<u64> {
+        simd128::block_simd128(carry, bytes)
+    }
+
+    #[inline(always)]
+    fn run(&self, utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
+        simd128::run_simd128(utf8, rest)
+    }
+}
+
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+impl Kernels for Simd128 {
+    const LEVEL: Level = Level::Simd128;
+
+    #[inline(always)]
+    fn scan_string(self, buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+        simd128::scan_string_simd128(buf, from)
+    }
+
+    #[inline(always)]
+    fn skip_container(
+        self,
+        buf: &[u8],
+        open: usize,
+        depth: usize,
+        max_depth: usize,
+    ) -> Result<usize, JsonError> {
+        simd128::skip_container_simd128(buf, open, depth, max_depth)
+    }
+
+    #[inline(always)]
+    fn skip_string(self, buf: &[u8], from: usize) -> Result<usize, JsonError> {
+        simd128::skip_string_simd128(buf, from)
+    }
+
+    #[inline(always)]
+    fn plain_string(self, buf: &[u8], open: usize) -> Option<usize> {
+        simd128::plain_string_simd128(buf, open)
+    }
+
+    #[inline(always)]
+    fn unescape_simple(self, _: &[u8], _: &mut [u8]) -> (usize, usize) {
+        (0, 0)
+    }
+
+    /// `simdutf8`'s simd128 validator (compiled in where `target_feature = "simd128"`
+    /// holds), with the scalar level's twin for the error offset.
+    #[inline(always)]
+    fn utf8_valid_up_to(self, buf: &[u8]) -> Result<(), usize> {
+        utf8_valid_up_to::<true>(buf)
+    }
+
+    #[cfg(test)]
+    fn special_window(self, buf: &[u8], i: usize) -> Option<(u64, usize)> {
+        simd128::special_window_simd128(buf, i).map(|m| (m, 32))
+    }
+
+    #[cfg(test)]
+    fn string_run(self, buf: &[u8], i: usize) -> (usize, usize) {
+        (simd128::string_run_simd128(buf, i), 64)
+    }
+
+    #[cfg(test)]
+    fn plain_window(self, chunk: &[u8; 64]) -> Option<bool> {
+        simd128::plain_window_simd128(chunk).map(|(_, high)| high != 0)
     }
 }

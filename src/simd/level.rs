@@ -1,7 +1,7 @@
 //! The kernel level: detected once and cached in an atomic (no per-call detection).
 //! `RPCSCAN_FORCE=scalar|avx2|avx512|neon` picks a level for tests and benchmarks; a level
 //! the CPU lacks, or any other value, falls back to the best it has. On aarch64 NEON is
-//! baseline, so detection there is static. Miri and `--cfg rpcscan_disable_simd` always
+//! baseline, and on wasm32 simd128 is compiled in or not, so detection there is static. Miri and `--cfg rpcscan_disable_simd` always
 //! use the portable level.
 
 use core::fmt;
@@ -15,7 +15,7 @@ use super::x86;
 ///
 /// ```
 /// let level = rpcscan::kernel_level();
-/// assert!(["scalar", "avx2", "avx512", "neon"].contains(&level.as_str()));
+/// assert!(["scalar", "avx2", "avx512", "neon", "simd128"].contains(&level.as_str()));
 /// assert_eq!(level.to_string(), level.as_str());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,20 +31,24 @@ pub enum KernelLevel {
     /// aarch64 NEON (baseline there): 16 bytes per register, four registers per 64-byte
     /// block.
     Neon = 4,
+    /// wasm32 simd128 (a module built with `-C target-feature=+simd128`: WebAssembly has
+    /// no run-time detection): 16 bytes per register, four registers per 64-byte block.
+    Simd128 = 5,
 }
 
 /// The crate's short name for [`KernelLevel`].
 pub(crate) use KernelLevel as Level;
 
 impl KernelLevel {
-    /// The level's name, as `RPCSCAN_FORCE` spells it: `"scalar"`, `"avx2"`, `"avx512"` or
-    /// `"neon"`.
+    /// The level's name, as `RPCSCAN_FORCE` spells it: `"scalar"`, `"avx2"`, `"avx512"`,
+    /// `"neon"` or `"simd128"`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Level::Scalar => "scalar",
             Level::Avx2 => "avx2",
             Level::Avx512 => "avx512",
             Level::Neon => "neon",
+            Level::Simd128 => "simd128",
         }
     }
 }
@@ -65,6 +69,7 @@ pub(crate) fn level() -> Level {
         2 => Level::Avx2,
         3 => Level::Avx512,
         4 => Level::Neon,
+        5 => Level::Simd128,
         _ => detect(),
     }
 }
@@ -86,6 +91,12 @@ impl Detected {
                 target_feature = "neon",
                 not(miri),
                 not(rpcscan_disable_simd)
+            ),
+            all(
+                target_arch = "wasm32",
+                target_feature = "simd128",
+                not(miri),
+                not(rpcscan_disable_simd)
             )
         )),
         allow(dead_code)
@@ -102,7 +113,7 @@ impl Detected {
         let has = match level {
             Level::Scalar => true,
             Level::Avx2 => matches!(best, Level::Avx2 | Level::Avx512),
-            Level::Avx512 | Level::Neon => best == level,
+            Level::Avx512 | Level::Neon | Level::Simd128 => best == level,
         };
         has.then_some(Detected(level))
     }
@@ -134,6 +145,15 @@ pub(crate) fn best_supported() -> Level {
         not(rpcscan_disable_simd)
     )) {
         return Level::Neon;
+    }
+    // simd128 is compiled in or not: WebAssembly has no run-time check.
+    if cfg!(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(miri),
+        not(rpcscan_disable_simd)
+    )) {
+        return Level::Simd128;
     }
     Level::Scalar
 }

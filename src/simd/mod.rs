@@ -13,7 +13,8 @@
 //!   `skipper.rs` (envelope mode's container skipper), `string.rs` (the string loop);
 //! - the level files, which instantiate them with their instructions: `avx2.rs`
 //!   (`avx2_utf8.rs`, `avx2_unescape.rs`), `avx512.rs` (`avx512_utf8.rs`,
-//!   `avx512_unescape.rs`), `neon.rs`. No level file imports another;
+//!   `avx512_unescape.rs`), `neon.rs`, `simd128.rs` (wasm32). No level file imports
+//!   another;
 //! - what the levels share without being one: `swar.rs` (the portable kernels: the scalar
 //!   level's, and the tails shorter than a vector window), `tables.rs` (the lookup tables),
 //!   `x86.rs` (detection and the helpers of both x86 levels), `sse2.rs` (the x86_64
@@ -43,6 +44,13 @@ mod level;
 #[cfg(all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod neon;
 mod prefetch;
+#[cfg(all(
+    target_arch = "wasm32",
+    target_feature = "simd128",
+    not(miri),
+    not(rpcscan_disable_simd)
+))]
+pub(crate) mod simd128;
 pub(crate) mod skipper;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 mod sse2;
@@ -51,7 +59,8 @@ pub(crate) mod string;
 pub(crate) mod swar;
 #[cfg(any(
     all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)),
+    all(target_arch = "wasm32", target_feature = "simd128", not(miri), not(rpcscan_disable_simd))
 ))]
 mod tables;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
@@ -87,6 +96,17 @@ pub(crate) fn string_special_in_16(buf: &[u8], from: usize) -> Option<usize> {
         // SAFETY: NEON is part of the aarch64 baseline (this arm is compiled only where
         // `target_feature = "neon"` holds).
         let mask = unsafe { neon::special_16_neon(window) };
+        return (mask != 0).then(|| from + mask.trailing_zeros() as usize);
+    }
+    #[cfg(all(
+        target_arch = "wasm32",
+        target_feature = "simd128",
+        not(miri),
+        not(rpcscan_disable_simd)
+    ))]
+    if let Some(window) = sixteen(buf, from) {
+        // Safe to call: this arm is compiled only where simd128 is on for the whole crate.
+        let mask = simd128::special_16_simd128(window);
         return (mask != 0).then(|| from + mask.trailing_zeros() as usize);
     }
     swar::string_special_in_16(buf, from)
@@ -308,6 +328,7 @@ pub(crate) mod tests {
             Level::Avx512 => v.extend([Level::Avx2, Level::Avx512]),
             Level::Avx2 => v.push(Level::Avx2),
             Level::Neon => v.push(Level::Neon),
+            Level::Simd128 => v.push(Level::Simd128),
             Level::Scalar => {}
         }
         v

@@ -27,6 +27,12 @@
             target_feature = "neon",
             not(miri),
             not(rpcscan_disable_simd)
+        ),
+        all(
+            target_arch = "wasm32",
+            target_feature = "simd128",
+            not(miri),
+            not(rpcscan_disable_simd)
         )
     )),
     allow(dead_code)

@@ -93,7 +93,8 @@ fn escape(buf: &[u8], at: usize) -> Result<usize, JsonError> {
 /// byte before it is above 0x7F; `None` sends the string to the portable scan.
 #[cfg(any(
     all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)),
-    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd))
+    all(target_arch = "aarch64", target_feature = "neon", not(miri), not(rpcscan_disable_simd)),
+    all(target_arch = "wasm32", target_feature = "simd128", not(miri), not(rpcscan_disable_simd))
 ))]
 #[inline(always)]
 pub(super) fn plain_string_end(window: &[u8], special: u64, high: u64) -> Option<usize> {

@@ -544,7 +544,8 @@ impl Scanner {
 }
 
 /// The names behind the records' numbers, as one JSON text (read once by the package):
-/// `{"kinds": [...], "reasons": [[name, code, description]...], "record": N, "frame": N}`.
+/// `{"kinds": [...], "reasons": [[name, code, description]...], "record": N, "frame": N,
+/// "kernel_level": name}` (the level's name as `rpcscan::kernel_level` gives it).
 pub fn tables() -> String {
     let mut s = String::from("{\"kinds\":[");
     for (i, k) in Kind::ALL.iter().enumerate() {
@@ -567,7 +568,10 @@ pub fn tables() -> String {
             String::from_utf8_lossy(&description)
         ));
     }
-    s.push_str(&format!("],\"record\":{RECORD_LEN},\"frame\":{FRAME_LEN}}}"));
+    s.push_str(&format!(
+        "],\"record\":{RECORD_LEN},\"frame\":{FRAME_LEN},\"kernel_level\":\"{}\"}}",
+        rpcscan::kernel_level()
+    ));
     s
 }
 
@@ -733,6 +737,7 @@ mod tests {
         let t = tables();
         assert!(t.starts_with("{\"kinds\":[\"request\""));
         assert!(t.contains("[\"bad_id\",-32600,"));
-        assert!(t.ends_with(&format!("\"frame\":{FRAME_LEN}}}")));
+        let level = rpcscan::kernel_level();
+        assert!(t.ends_with(&format!("\"frame\":{FRAME_LEN},\"kernel_level\":\"{level}\"}}")));
     }
 }
