@@ -344,6 +344,7 @@ impl Common {
             max_message_size: self.max_message_size,
             mmap: !self.no_mmap,
             extract,
+            notes: rpcscan_traffic::input::Notes::stderr(),
         })
     }
 

@@ -50,7 +50,7 @@ pub use self::extract::{Extract, Skip};
 use self::lines::produce_lines;
 use self::mapped::{produce_ranges, Mapped};
 use self::open::{open, Opened};
-pub use self::output::{warn, Output, Stop};
+pub use self::output::{warn, Notes, Output, Stop};
 use self::pipeline::pipeline;
 use self::progress::Progress;
 use self::sniff::{sniff, sniff_line};
@@ -75,6 +75,8 @@ pub struct Settings {
     /// Messages inside log lines (`--line-format`, `--json-field`); `None`: bare messages,
     /// or a proxy log recognised by its first line.
     pub extract: Option<Arc<Extract>>,
+    /// Where notes go (binary-looking input, read errors): stderr by default.
+    pub notes: Notes,
 }
 
 /// One input operand: a path, or `-` / nothing for stdin.
@@ -84,8 +86,35 @@ pub enum Input {
     Stdin,
     /// A file (or a FIFO, a device...).
     Path(PathBuf),
-    /// Bytes already in memory (the Python package's `scan(bytes)`), read like a pipe.
-    Bytes(Arc<[u8]>),
+    /// Bytes already in memory (the Python package's `scan(bytes)`): NDJSON is cut into
+    /// blocks and scanned in parallel where it lies, as a mapped file is; other framings
+    /// are read like a pipe.
+    Bytes(Buffer),
+}
+
+/// Bytes in memory, shared and never copied: anything that derefs to `[u8]` (an
+/// `Arc<[u8]>`, a `Vec<u8>`, a buffer borrowed from another runtime). The bytes must not
+/// change while a run reads them.
+#[derive(Clone)]
+pub struct Buffer(Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Buffer {
+    /// Wraps `bytes`.
+    pub fn new(bytes: impl AsRef<[u8]> + Send + Sync + 'static) -> Buffer {
+        Buffer(Arc::new(bytes))
+    }
+}
+
+impl AsRef<[u8]> for Buffer {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Buffer({} bytes)", self.as_ref().len())
+    }
 }
 
 impl Input {
@@ -118,13 +147,15 @@ pub struct Source {
     pub json_name: Vec<u8>,
     /// How its lines hold messages, when they are log records.
     pub extract: Option<Arc<Extract>>,
+    /// Where its notes go (the run's [`Settings::notes`]).
+    pub notes: Notes,
 }
 
 impl Source {
-    fn new(name: String) -> Source {
+    fn new(name: String, notes: Notes) -> Source {
         let mut json_name = Vec::with_capacity(name.len() + 2);
         crate::json::write_str(&mut json_name, &name);
-        Source { name, json_name, extract: None }
+        Source { name, json_name, extract: None, notes }
     }
 
     /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
@@ -140,6 +171,7 @@ impl Source {
             name: self.name.clone(),
             json_name: self.json_name.clone(),
             extract: Some(extract),
+            notes: self.notes.clone(),
         })
     }
 }
@@ -308,7 +340,7 @@ pub fn run<C: Command>(
         let opened = match open(input, settings) {
             Ok(opened) => opened,
             Err(e) => {
-                warn(format_args!("{}: {e}", input.name()));
+                settings.notes.note(format_args!("{}: {e}", input.name()));
                 run.failed = true;
                 continue;
             }
@@ -331,7 +363,11 @@ pub fn run<C: Command>(
             None => match sniff(&mut reader, &mut first) {
                 Ok(()) => Framing::detect(&first),
                 Err(e) => {
-                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
+                    source.notes.note(format_args!(
+                        "{}: read error at byte {}: {e}",
+                        source.name,
+                        first.len()
+                    ));
                     run.failed = true;
                     continue;
                 }
@@ -341,7 +377,11 @@ pub fn run<C: Command>(
             if settings.extract.is_none() {
                 // A proxy log is told by its whole first line.
                 if let Err(e) = sniff_line(&mut reader, &mut first) {
-                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
+                    source.notes.note(format_args!(
+                        "{}: read error at byte {}: {e}",
+                        source.name,
+                        first.len()
+                    ));
                     run.failed = true;
                     continue;
                 }
@@ -370,7 +410,9 @@ pub fn run<C: Command>(
             Ok(()) => {}
             Err(StreamError::Stop(stop)) => return Err(stop),
             Err(StreamError::Read { at, error }) => {
-                warn(format_args!("{}: read error at byte {at}: {error}", source.name));
+                source
+                    .notes
+                    .note(format_args!("{}: read error at byte {at}: {error}", source.name));
                 run.failed = true;
             }
         }
@@ -441,6 +483,7 @@ mod testing {
             max_message_size: max,
             mmap: false,
             extract: None,
+            notes: super::Notes::default(),
         }
     }
 
