@@ -189,8 +189,12 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
             start = end;
         }
     }
-    let source =
-        Source { name: "<arrow>".to_owned(), json_name: b"\"<arrow>\"".to_vec(), extract: None };
+    let source = Source {
+        name: "<arrow>".to_owned(),
+        json_name: b"\"<arrow>\"".to_vec(),
+        extract: None,
+        notes: settings.notes.clone(),
+    };
     let parts: Vec<C::Tally> = units
         .par_iter()
         .map(|&(n, start, end, line, mut offset)| {
