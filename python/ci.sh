@@ -9,8 +9,9 @@
 # examples. Then every ```python block of README.md on its own (tests/readme_blocks.py:
 # a fresh directory and interpreter each), and the build without cargo on PATH, which must
 # stop with the package's message (build_backend/) instead of downloading a toolchain.
-# Warm, the wheel build, auditwheel and these checks add about 10 s; cold, the release
-# build is the same one `maturin develop --release` did before. Then the `datafusion` feature (rpcscan.datafusion: rpcscan-datafusion's
+# Warm (2026-12-06, load about 7, the extension relinked after a change), everything before
+# the DataFusion step took 69 s; cold, the release build is the one `maturin develop
+# --release` did before, so these steps add little beyond it. Then the `datafusion` feature (rpcscan.datafusion: rpcscan-datafusion's
 # functions in PyPI `datafusion` 55 through datafusion-ffi): a debug build (profile
 # ffi-test; a release build of DataFusion with LTO is far too slow on two cores) into the
 # same venv with requirements-datafusion.txt, and tests/test_datafusion_ffi.py, which must
