@@ -492,3 +492,48 @@ mod testing {
         (row.0, row.1, row.2.to_owned(), row.3.to_owned())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{settings, Record};
+    use super::{run, Buffer, Input, Notes, Output, Settings};
+
+    fn items(settings: &Settings, input: Input) -> Vec<super::testing::Seen> {
+        run(&Record, settings, &[input], &mut Output::discard()).expect("no output").tally
+    }
+
+    /// NDJSON bytes in memory go down the mapped road (several blocks, in parallel) and
+    /// give the items a file streamed through the pipe road gives.
+    #[test]
+    fn bytes_in_place_equal_a_streamed_file() {
+        let mut data = Vec::new();
+        let mut i = 0u64;
+        while data.len() < 3 << 20 {
+            data.extend_from_slice(
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"m\"}}\n[]\n\n").as_bytes(),
+            );
+            i += 1;
+        }
+        let path =
+            std::env::temp_dir().join(format!("rpcscan-bytes-{}.ndjson", std::process::id()));
+        std::fs::write(&path, &data).expect("temp file");
+        let streamed = items(&settings(1 << 20), Input::Path(path.clone()));
+        let _ = std::fs::remove_file(&path);
+        let in_place = items(&settings(1 << 20), Input::Bytes(Buffer::new(data)));
+        assert_eq!(in_place.len(), streamed.len());
+        assert!(in_place == streamed);
+    }
+
+    /// Kept notes are the caller's: a binary-looking input's note is collected.
+    #[test]
+    fn notes_are_collected() {
+        let notes = Notes::collect();
+        let settings = Settings { notes: notes.clone(), ..settings(1 << 20) };
+        let data = b"\x00\x01\n{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n".to_vec();
+        let seen = items(&settings, Input::Bytes(Buffer::new(data)));
+        assert_eq!(seen.len(), 2);
+        let kept = notes.take();
+        assert_eq!(kept, ["<bytes>: looks binary (a NUL byte at byte 0); scanning it anyway"]);
+        assert!(notes.take().is_empty());
+    }
+}
