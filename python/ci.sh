@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The Python package's CI (.ci/run calls it): formats and lints the extension crate (its own
-# workspace, so the root's cargo fmt / clippy do not see it), builds it with maturin into a
-# fresh virtual environment with the pinned test dependencies (requirements-dev.txt), and
-# runs pytest: the rule book's table (written by spectable/ from the oracle), scan against
+# workspace, so the root's cargo fmt / clippy do not see it), builds the wheel with maturin
+# (`maturin build --release`, manylinux_2_34: the tag glibc 2.34+ symbols allow, checked
+# with the pinned auditwheel), installs it into a fresh virtual environment with the pinned
+# test dependencies (requirements-dev.txt), and runs pytest: the rule book's table (written by spectable/ from the oracle), scan against
 # `rpcscan classify --json`, pair against `rpcscan pair --json` and the oracle's pairing
 # reference (spectable's `pairlog`), pandas / Polars / DuckDB round trips, the docstrings'
-# examples. Then the `datafusion` feature (rpcscan.datafusion: rpcscan-datafusion's
+# examples. Then every ```python block of README.md on its own (tests/readme_blocks.py:
+# a fresh directory and interpreter each), and the build without cargo on PATH, which must
+# stop with the package's message (build_backend/) instead of downloading a toolchain.
+# Warm (2026-12-06, load about 7, the extension relinked after a change), everything before
+# the DataFusion step took 69 s; cold, the release build is the one `maturin develop
+# --release` did before, so these steps add little beyond it. Then the `datafusion` feature (rpcscan.datafusion: rpcscan-datafusion's
 # functions in PyPI `datafusion` 55 through datafusion-ffi): a debug build (profile
 # ffi-test; a release build of DataFusion with LTO is far too slow on two cores) into the
 # same venv with requirements-datafusion.txt, and tests/test_datafusion_ffi.py, which must
@@ -55,11 +61,40 @@ venv="${RPCSCAN_PY_VENV:-$work/venv}"
 "$venv/bin/python" -m pip install -q --upgrade pip
 "$venv/bin/python" -m pip install -q -r requirements-dev.txt
 
-echo "--- maturin develop --release"
-VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" develop --release -q
+echo "--- maturin build --release: the wheel, its manylinux tag checked by auditwheel"
+# Debian 12's glibc is 2.36; the extension uses symbols up to GLIBC_2.34, so the most a
+# wheel built here can honestly claim is manylinux_2_34 (an older tag needs an older
+# glibc to build on, a manylinux image or zig, which this offline build does not use).
+manylinux=manylinux_2_34
+wheels="$work/wheels"
+VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" "$venv/bin/maturin" build --release -q \
+  --interpreter "$venv/bin/python" --compatibility "$manylinux" --auditwheel check -o "$wheels"
+wheel="$(ls "$wheels"/rpcscan-*-cp39-abi3-"$manylinux"_x86_64.whl)"
+"$venv/bin/auditwheel" show "$wheel" | tee "$work/auditwheel.txt"
+tr -s ' \n' ' ' < "$work/auditwheel.txt" | grep -q "consistent with the following platform tag: \"${manylinux}_x86_64\"" \
+  || { echo "auditwheel: $wheel is not $manylinux"; exit 1; }
+"$venv/bin/python" -m pip install -q --force-reinstall --no-deps "$wheel"
 
 echo "--- pytest"
-"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider tests
+# From another directory, so that the installed wheel is imported, not python/rpcscan/.
+(cd "$work" && "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$here/tests")
+
+echo "--- README.md: each python block on its own"
+"$venv/bin/python" tests/readme_blocks.py README.md --without datafusion
+
+echo "--- without cargo on PATH, the build stops with a clear message"
+nocargo="$work/no-cargo-path"
+mkdir -p "$nocargo"
+for tool in sh bash env uname; do ln -sf "$(command -v "$tool")" "$nocargo/$tool"; done
+if PATH="$venv/bin:$nocargo" "$venv/bin/python" -m pip wheel -q --no-build-isolation --no-deps \
+  -w "$work/no-cargo-wheel" . >"$work/no-cargo.log" 2>&1; then
+  echo "the build succeeded without cargo on PATH"; exit 1
+fi
+grep -q "rpcscan: building the package needs Rust" "$work/no-cargo.log" \
+  || { cat "$work/no-cargo.log"; echo "no clear message without cargo"; exit 1; }
+if grep -qi "puccinialin\|installing into a temporary directory" "$work/no-cargo.log"; then
+  cat "$work/no-cargo.log"; echo "the build tried to install Rust"; exit 1
+fi
 
 echo "--- DataFusion for Python: the \`datafusion\` feature through datafusion-ffi"
 df_start=$SECONDS
@@ -85,6 +120,7 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
   "$venv/bin/maturin" develop -q --profile ffi-test --features datafusion
 RPCSCAN_REQUIRE_DATAFUSION=1 "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
   tests/test_datafusion_ffi.py
+"$venv/bin/python" tests/readme_blocks.py README.md --only datafusion
 echo "DataFusion FFI step took $((SECONDS - df_start))s (cold: $((1 - df_warm)))"
 
 echo "python package CI took $((SECONDS - start))s"

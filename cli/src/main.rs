@@ -372,6 +372,7 @@ impl Common {
             max_message_size: self.max_message_size,
             mmap: self.mmap,
             extract,
+            notes: rpcscan_traffic::input::Notes::stderr(),
         })
     }
 

@@ -1,15 +1,24 @@
-"""rpcscan's Python benchmarks (issue 23): per-message classify against the fastest pure
-Python anchors, and scan(path) against a Python loop over the same lines.
+"""rpcscan's Python benchmarks: per-message classify against the fastest pure Python
+anchors; read_log(path) against read_log(bytes), a Python loop over the same lines, DuckDB's
+read_json and polars.read_ndjson (and the Polars plugin, when rpcscan has one).
 
     python bench/bench.py                 # small sizes: a smoke run, not a measurement
     python bench/bench.py --scan-mb 1024  # the README's figures (a 1 GB generated log)
+    python bench/bench.py --only tables --scan-mb 256   # only the whole-file readers
 
 Contenders are interleaved (each timed once per round) and ratios taken within a round,
-median over rounds; the Python loops over the whole log run once (they take long).
+median over rounds; the Python loops over the whole log run once (they take long). Every
+whole-file figure is CPU time (user + system of this process, all its threads), which other
+load disturbs less than wall time.
 
-Anchors, each doing the same checks (docs/spec.md §3 envelope rules, simplified to what a
-Python gateway usually checks: jsonrpc == "2.0", id type, method / result / error):
-json.loads, orjson.loads and msgspec.json.decode into tagged Structs, when installed.
+Anchors, each doing the same checks (the rule book's §3 envelope rules, simplified to what
+a Python gateway usually checks: jsonrpc == "2.0", id type, method / result / error):
+json.loads, orjson.loads, msgspec.json.decode untyped, and msgspec decoding straight into a
+typed Struct (the strongest Python anchor: the schema check happens in C), when installed.
+
+DuckDB's read_json and polars.read_ndjson cannot read a raw log (they stop at its invalid
+lines), so they read a copy holding only the lines rpcscan calls valid; read_log reads the
+same copy for the ratio.
 """
 
 from __future__ import annotations
@@ -30,6 +39,27 @@ import rpcscan
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "examples" / "mcp-traffic.ndjson"
+
+
+try:
+    import msgspec
+    from typing import Literal, Union
+
+    class Error(msgspec.Struct):
+        code: int
+        message: str
+        data: Union[msgspec.Raw, msgspec.UnsetType] = msgspec.UNSET
+
+    class Envelope(msgspec.Struct):
+        jsonrpc: Literal["2.0"]
+        id: Union[int, str, None, msgspec.UnsetType] = msgspec.UNSET
+        method: Union[str, msgspec.UnsetType] = msgspec.UNSET
+        params: Union[msgspec.Raw, msgspec.UnsetType] = msgspec.UNSET
+        result: Union[msgspec.Raw, msgspec.UnsetType] = msgspec.UNSET
+        error: Union[Error, msgspec.UnsetType] = msgspec.UNSET
+
+except ImportError:
+    pass
 
 
 def kind_of(obj) -> str:
@@ -84,9 +114,38 @@ def anchors():
                 return "invalid"
 
         found["msgspec.json"] = msgspec_classify
+        found["msgspec Struct"] = msgspec_struct_classifier(msgspec)
     except ImportError:
         pass
     return found
+
+
+def msgspec_struct_classifier(msgspec):
+    """msgspec decoding into a typed Struct (`Envelope`, below): the envelope's types
+    checked by the decoder (in C), members rpcscan does not read kept as raw JSON
+    (msgspec.Raw, not decoded)."""
+    UNSET = msgspec.UNSET
+    decoder = msgspec.json.Decoder(Envelope)
+
+    def struct_classify(line: bytes) -> str:
+        try:
+            m = decoder.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return "invalid"
+        has_result, has_error = m.result is not UNSET, m.error is not UNSET
+        if m.method is not UNSET:
+            if has_result or has_error:
+                return "invalid"
+            if m.id is UNSET:
+                return "notification"
+            return "request" if m.id is not None else "invalid"
+        if has_result == has_error or m.id is UNSET:
+            return "invalid" if has_result or not has_error else "error"
+        if has_result:
+            return "result" if m.id is not None else "invalid"
+        return "error"
+
+    return struct_classify
 
 
 def per_message(lines, repeat, rounds):
@@ -117,7 +176,7 @@ def whole_file(path, size, rounds):
     """scan(path) and `rpcscan stats` interleaved, `rounds` times (medians); the Python loops
     once each (they are slow)."""
     print(f"scan, {size / 1e6:.1f} MB, {rounds} rounds")
-    rpcscan.scan(b"{}")  # warm-up: the first call imports pyarrow
+    rpcscan.read_log(b"{}")  # warm-up: the first call imports pyarrow
     cli = os.environ.get("RPCSCAN_BIN") or shutil.which("rpcscan")
     ours, theirs = [], []
     # CPU seconds (user + system, all threads): less disturbed by other load than wall time.
@@ -126,7 +185,7 @@ def whole_file(path, size, rounds):
     for _ in range(rounds):
         before = cpu_seconds(resource.RUSAGE_SELF)
         start = time.perf_counter()
-        table = rpcscan.scan(path)
+        table = rpcscan.read_log(path)
         ours.append(time.perf_counter() - start)
         ours_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - before)
         rows = table.num_rows
@@ -139,7 +198,7 @@ def whole_file(path, size, rounds):
             theirs_cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - before)
     took = statistics.median(ours)
     print(
-        f"  rpcscan.scan          {size / took / 1e6:8.1f} MB/s ({rows} rows, "
+        f"  rpcscan.read_log      {size / took / 1e6:8.1f} MB/s ({rows} rows, "
         f"{statistics.median(ours_cpu):.3f} CPU s)"
     )
     if cli:
@@ -165,21 +224,142 @@ def whole_file(path, size, rounds):
         )
 
 
+def cpu_of(fn):
+    """CPU seconds (user + system, every thread of this process) `fn()` took, and its
+    result."""
+    before = cpu_seconds(resource.RUSAGE_SELF)
+    result = fn()
+    return cpu_seconds(resource.RUSAGE_SELF) - before, result
+
+
+def interleaved(contenders, rounds):
+    """Each contender once per round, in turn; CPU seconds per contender per round."""
+    cpu = {name: [] for name in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            took, result = cpu_of(fn)
+            del result
+            cpu[name].append(took)
+    return cpu
+
+
+def report(cpu, base, size, rows):
+    ours = cpu[base]
+    for name, times in cpu.items():
+        ratio = statistics.median(t / o for t, o in zip(times, ours))
+        print(
+            f"  {name:34} {statistics.median(times):7.3f} CPU s  {size / statistics.median(times) / 1e6:7.1f} "
+            f"MB per CPU s  ({ratio:.2f}x {base}'s CPU){rows.get(name, '')}"
+        )
+
+
+def bytes_and_path(path, size, rounds):
+    """read_log(bytes) and read_log(mmap) against read_log(path), interleaved."""
+    import mmap
+
+    data = path.read_bytes()
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        contenders = {
+            "read_log(path)": lambda: rpcscan.read_log(path),
+            "read_log(bytes)": lambda: rpcscan.read_log(data),
+            "read_log(bytearray)": lambda: rpcscan.read_log(bytearray_data),
+            "read_log(mmap.mmap)": lambda: rpcscan.read_log(mapped),
+        }
+        bytearray_data = bytearray(data)
+        print(f"read_log of a path and of buffers, {size / 1e6:.1f} MB, {rounds} rounds")
+        report(interleaved(contenders, rounds), "read_log(path)", size, {})
+
+
+def polars_plugin():
+    """The rpcscan Polars plugin's reader, when this rpcscan has one (rpcscan.polars):
+    a hook filled where the plugin lives; None without it."""
+    try:
+        from rpcscan import polars as rpl  # noqa: F401
+    except ImportError:
+        return None
+    read = getattr(rpl, "bench_reader", None)
+    return read
+
+
+def tables(path, size, rounds):
+    """read_log against DuckDB's read_json and polars.read_ndjson, on the lines rpcscan
+    calls valid (the others stop at an invalid line)."""
+    table = rpcscan.read_log(path)
+    import pyarrow.compute as pc
+
+    valid = pc.not_equal(table.column("kind"), "invalid").to_pylist()
+    lines = path.read_bytes().split(b"\n")
+    clean = path.with_name("valid.ndjson")
+    with open(clean, "wb") as f:
+        f.writelines(line + b"\n" for line, ok in zip((l for l in lines if l.strip()), valid) if ok)
+    del table, lines
+    clean_size = clean.stat().st_size
+    contenders = {"rpcscan.read_log": lambda: rpcscan.read_log(clean)}
+    try:
+        import duckdb
+
+        con = duckdb.connect()
+        # The members a router reads, as columns: read_json infers the rest of the schema.
+        query = (
+            "SELECT jsonrpc, id, method, error.code AS error_code, params.name AS tool_name "
+            f"FROM read_json('{clean}', format = 'newline_delimited', union_by_name = true)"
+        )
+        contenders["duckdb read_json (to Arrow)"] = lambda: con.sql(query).arrow().read_all()
+    except ImportError:
+        pass
+    try:
+        import polars as pl
+
+        # Its inference fails on MCP traffic (results of different shapes): the members
+        # a router reads, as a schema.
+        schema = {
+            "jsonrpc": pl.String,
+            "id": pl.String,
+            "method": pl.String,
+            "error": pl.Struct({"code": pl.Int64, "message": pl.String}),
+            "params": pl.Struct({"name": pl.String}),
+        }
+        contenders["polars.read_ndjson"] = lambda: pl.read_ndjson(clean, schema=schema)
+    except ImportError:
+        pass
+    plugin = polars_plugin()
+    if plugin is not None:
+        contenders["rpcscan Polars plugin"] = lambda: plugin(clean)
+    print(
+        f"whole-file readers on the valid lines, {clean_size / 1e6:.1f} MB, {rounds} rounds "
+        f"(Polars plugin: {'yes' if plugin else 'not in this build'})"
+    )
+    report(interleaved(contenders, rounds), "rpcscan.read_log", clean_size, {})
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--scan-mb", type=float, default=4)
+    parser.add_argument(
+        "--only", choices=["classify", "scan", "buffers", "tables"], action="append",
+        help="run only these parts (default: all)",
+    )
     args = parser.parse_args()
+    parts = set(args.only or ["classify", "scan", "buffers", "tables"])
     lines = [line for line in SAMPLE.read_bytes().splitlines() if line.strip()]
-    per_message(lines, args.repeat, args.rounds)
+    if "classify" in parts:
+        per_message(lines, args.repeat, args.rounds)
     data = SAMPLE.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         path = pathlib.Path(tmp) / "traffic.ndjson"
         with open(path, "wb") as f:
             for _ in range(max(1, int(args.scan_mb * 1e6) // len(data))):
                 f.write(data)
-        whole_file(path, path.stat().st_size, args.rounds)
+        size = path.stat().st_size
+        rpcscan.read_log(b"{}")  # warm-up: the first call imports pyarrow
+        if "scan" in parts:
+            whole_file(path, size, args.rounds)
+        if "buffers" in parts:
+            bytes_and_path(path, size, args.rounds)
+        if "tables" in parts:
+            tables(path, size, args.rounds)
     return 0
 
 

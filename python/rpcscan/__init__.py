@@ -1,7 +1,30 @@
 """rpcscan: classify, parse, answer and scan JSON-RPC 2.0 / MCP messages.
 
-The verdicts are the Rust library's (docs/spec.md in the repository): five kinds, a named
-reason and JSON-RPC code for every invalid message, ids kept exact.
+The verdicts are the Rust library's, by its rule book (the full text, with every rule's
+reason: https://github.com/rpcscan/rpcscan/blob/main/docs/spec.md). In short:
+
+- §1 Verdicts. A ``request`` has ``method`` and an ``id``; a ``notification`` has
+  ``method`` and no ``id`` member; a ``result`` has ``result`` and an ``id``; an ``error``
+  has an ``error`` object (its ``id`` may be ``null`` or missing). Everything else is
+  ``invalid``, always with a reason.
+- §2 JSON. RFC 8259 to the letter, every byte checked (inside ``params`` and ``result``
+  too): no byte-order mark, comments, trailing commas, ``NaN``, ``01`` or raw control
+  bytes in strings; at most 1024 levels of nesting; one object and nothing after it. A
+  top-level array (a batch, which MCP dropped) is invalid. Numbers have no magnitude limit.
+- §3 The envelope. ``"jsonrpc": "2.0"``; no duplicated envelope key (``jsonrpc``, ``id``,
+  ``method``, ``params``, ``result``, ``error``), compared after unescaping; ``method`` a
+  string; ``params`` an object or an array; an id is a string or an integer literal of any
+  length (``"id": null`` with a ``method`` is invalid, not a notification); an ``error``
+  object has an integer ``code`` and a string ``message``. Unknown members are ignored.
+- §4 Invalid messages. One named reason each (:func:`reasons` lists them with their
+  codes) and the code to answer with: -32700 (Parse error) for bytes that are not JSON,
+  -32600 (Invalid Request) for JSON that is not a valid message; the answer carries the
+  id when one can be recovered, else ``null``.
+- §5 What a valid message gives: the members a router reads (:func:`parse`), ids and
+  codes exact.
+- §6 Envelope mode (``strict=False``, ``mode="envelope"``): the same verdict on every
+  valid JSON text, but values rpcscan never reads (``params``, ``result``,
+  ``error.data``, unknown members) are only checked structurally. For trusted hops.
 
 >>> import rpcscan
 >>> rpcscan.classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
@@ -22,27 +45,41 @@ from __future__ import annotations
 
 import datetime
 import os
-from typing import Any, Dict, Iterable, Iterator, Optional, Union
+import warnings
+from typing import Any, Dict, Iterable, Iterator, Optional, Tuple, Union
 
-from ._rpcscan import Message, Table, classify, parse, reasons, respond
+from ._rpcscan import Message, Table, __version__, classify, parse, reasons, respond
 from . import _rpcscan
 
 __all__ = [
     "InvalidMessage",
     "Message",
     "PairResult",
+    "ScanWarning",
     "Table",
+    "__version__",
     "classify",
     "pair",
     "parse",
+    "read_log",
     "reasons",
     "respond",
     "scan",
 ]
 
 
+class ScanWarning(UserWarning):
+    """A note about an input :func:`read_log` or :func:`pair` read: it looks binary (a NUL
+    byte near its start: compressed, UTF-16, not traffic), for instance. The input is
+    still scanned; ``warnings.simplefilter("error", rpcscan.ScanWarning)`` makes it an
+    error."""
+
+
 class InvalidMessage(ValueError):
-    """A message that is not valid JSON-RPC 2.0 (docs/spec.md §4).
+    """A message that is not valid JSON-RPC 2.0 (the rule book, §4; see ``help(rpcscan)``).
+
+    It pickles with every attribute, so it crosses process boundaries
+    (``concurrent.futures.ProcessPoolExecutor``, ``multiprocessing``) intact.
 
     Attributes:
         reason: the reason's name (``"syntax"``, ``"bad_id"``, ...).
@@ -79,14 +116,30 @@ class InvalidMessage(ValueError):
         self._response = response
 
     def response(self) -> bytes:
-        """The exact bytes a server answers with (docs/spec.md §4 spacing)."""
+        """The exact bytes a server answers with (the rule book's §4 spacing)."""
         return self._response
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        args = (str(self), self.reason, self.code, self.offset, self.id_raw, self._response)
+        return (type(self), args, self.__dict__)
 
 
 _BYTES_LIKE = (bytes, bytearray, memoryview)
 
 
-def scan(
+def _is_buffer(source: Any) -> bool:
+    """``source`` has the buffer protocol (``bytes``, ``bytearray``, ``memoryview``,
+    ``mmap.mmap``, ``array.array``, NumPy arrays...)."""
+    if isinstance(source, _BYTES_LIKE):
+        return True
+    try:
+        memoryview(source).release()
+    except TypeError:
+        return False
+    return True
+
+
+def read_log(
     source: Union[str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], Any],
     *,
     framing: str = "auto",
@@ -98,11 +151,18 @@ def scan(
     dir_field: Optional[str] = None,
     mmap: bool = False,
 ) -> Any:
-    """Scans a whole log into an Arrow table, one row per message.
+    """Reads a whole log into an Arrow table, one row per message (eagerly: the whole
+    input is scanned before it returns).
 
     ``source`` is a path (``str`` or ``os.PathLike``: NDJSON files are read with positioned
-    reads in parallel blocks and scanned on all cores, with the GIL released), bytes-like data, or an iterable of
-    ``bytes`` chunks concatenated as one stream (a file opened in ``"rb"`` mode works), or
+    reads in parallel blocks and scanned on all cores, with the GIL released), any object
+    with the buffer protocol (``bytes``, ``bytearray``, ``memoryview``, ``mmap.mmap``,
+    ``array.array``...: read where it lies, without a copy, NDJSON on all cores as a file
+    is; the buffer is held until the scan ends, so it cannot be resized meanwhile;
+    ``bytes`` is scanned with the GIL released, a writable buffer with the GIL held, so that
+    no Python thread writes to it meanwhile; a non-contiguous view raises ``TypeError``), or
+    an iterable of ``bytes`` chunks concatenated as one stream (a file opened in ``"rb"``
+    mode works), or
     an Arrow array / chunked array of string, large string, string view, binary or binary
     view with one message per element (through the Arrow C data interface: pyarrow,
     Polars, DuckDB and nanoarrow objects; ``line`` is then the element's 1-based position,
@@ -120,11 +180,13 @@ def scan(
     (``logrotate``'s ``copytruncate`` does this), touching the vanished pages raises
     ``SIGBUS``, which kills the Python interpreter; no exception can catch it. By default
     (``mmap=False``) a file that shrinks is read up to its new end and ``OSError`` is
-    raised (the warning on stderr says where it shrank).
+    raised (a ScanWarning says where it shrank).
 
     Columns: ``line`` (NDJSON, else null), ``offset``, ``kind``, ``method``, ``id`` (the
-    raw text: ``7``, ``"a"`` with quotes), ``error_code``, ``reason``, ``tool_name`` - the
-    values ``rpcscan classify --json`` prints. ``kind`` and ``reason`` are
+    raw text: ``7``, ``"a"`` with quotes), ``error_code`` (``int64``; null when the code
+    does not fit), ``error_code_text`` (the code's exact decimal text, any size),
+    ``reason``, ``tool_name`` - the values ``rpcscan classify --json`` prints (it prints
+    a code verbatim, as ``error_code_text`` holds it). ``kind`` and ``reason`` are
     dictionary-encoded strings (``int8`` indices: a pandas ``category``, a Polars
     ``Categorical``, a DuckDB ``VARCHAR``); the columns come in chunks, one per block of
     input scanned in parallel.
@@ -132,11 +194,13 @@ def scan(
     Returns a ``pyarrow.Table`` when pyarrow is installed, else an :class:`rpcscan.Table`
     with the Arrow PyCapsule interface (``polars.from_arrow``, DuckDB, nanoarrow...).
 
-    >>> t = rpcscan.scan(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n[]\\n')
+    Notes about the input (it looks binary...) are :class:`ScanWarning` warnings.
+
+    >>> t = rpcscan.read_log(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\\n[]\\n')
     >>> t.column("kind").to_pylist()
     ['request', 'invalid']
     """
-    kind, source = _source("scan", source, framing)
+    kind, source = _source("read_log", source, framing)
     extract = dict(
         line_format=line_format, json_field=json_field, ts_field=ts_field, dir_field=dir_field
     )
@@ -147,12 +211,24 @@ def scan(
     elif kind == "arrow":
         if any(v is not None for v in extract.values()):
             raise ValueError(
-                "scan: an Arrow source holds one message per element (no line_format / json_field)"
+                "read_log: an Arrow source holds one message per element "
+                "(no line_format / json_field)"
             )
         table = _rpcscan.scan_arrow(source, mode, max_message_size)
     else:
         table = _rpcscan.scan_bytes(source, framing, mode, max_message_size, **extract)
     return _arrow(table)
+
+
+def scan(source: Any, **options: Any) -> Any:
+    """Deprecated: the former name of :func:`read_log` (it reads eagerly; in Polars,
+    ``scan_*`` means lazy). Warns with ``DeprecationWarning`` and calls ``read_log``."""
+    warnings.warn(
+        "rpcscan.scan is deprecated: it is rpcscan.read_log (an eager read)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return read_log(source, **options)
 
 
 def _source(function: str, source: Any, framing: str) -> "tuple[str, Any]":
@@ -165,7 +241,7 @@ def _source(function: str, source: Any, framing: str) -> "tuple[str, Any]":
                 f"{function}: an Arrow source holds one message per element (framing='auto')"
             )
         return "arrow", source
-    if isinstance(source, _BYTES_LIKE):
+    if _is_buffer(source):
         return "bytes", source
     if hasattr(source, "__iter__"):
         chunks = []
@@ -177,8 +253,8 @@ def _source(function: str, source: Any, framing: str) -> "tuple[str, Any]":
             chunks.append(chunk)
         return "bytes", b"".join(chunks)
     raise TypeError(
-        f"{function}: source must be a path, bytes-like, an iterable of bytes or an Arrow "
-        f"array, not {type(source).__name__}"
+        f"{function}: source must be a path, an object with the buffer protocol, an iterable "
+        f"of bytes or an Arrow array, not {type(source).__name__}"
     )
 
 
@@ -231,7 +307,7 @@ def pair(
 ) -> PairResult:
     """Matches every response to the request it answers, as ``rpcscan pair`` does.
 
-    ``source`` and the reading options are :func:`scan`'s. Timestamps and direction labels
+    ``source`` and the reading options are :func:`read_log`'s. Timestamps and direction labels
     come from log lines (``line_format`` groups ``ts`` and ``dir``; ``ts_field`` and
     ``dir_field`` with ``json_field``; ``rpcscan proxy --log`` files on their own): with
     them, latencies are measured, ``timeout`` (seconds, or a ``timedelta``) expires
@@ -245,7 +321,7 @@ def pair(
     ``cancelled``, ``stray_progress``, ``stray_cancel``), ``request_line``,
     ``request_offset``, ``response_line``, ``response_offset``, ``id`` (raw text),
     ``method``, ``tool``, ``outcome`` (``result`` / ``error``), ``error_code``,
-    ``latency_ms``, ``progress``, ``cancelled``, ``ending`` (``finished``, ``evicted``,
+    ``error_code_text`` (the code's exact text, any size), ``latency_ms``, ``progress``, ``cancelled``, ``ending`` (``finished``, ``evicted``,
     ``timed_out``), ``earlier_line``, ``earlier_offset``. ``event``, ``outcome`` and
     ``ending`` are dictionary-encoded strings. The summary holds the counts of the closing
     ``--json`` line (``pairs``, ``unanswered``, ``evicted``, ``timed_out``, ``orphans``,

@@ -1,10 +1,18 @@
 """Type stubs for rpcscan: classify, parse, answer and scan JSON-RPC 2.0 / MCP messages."""
 
 import datetime
+import decimal
+import mmap
 import os
 from typing import Any, Dict, Iterable, Iterator, Literal, Optional, Protocol, Tuple, Union
 
-Data = Union[bytes, bytearray, memoryview, str]
+Data = Union[bytes, bytearray, memoryview, mmap.mmap, str, Any]
+"""``str`` or any object with the buffer protocol (``bytes``, ``bytearray``, ``memoryview``,
+``mmap.mmap``, ``array.array``...), read in place."""
+Buffer = Union[bytes, bytearray, memoryview, mmap.mmap]
+Integer = Union[int, decimal.Decimal]
+"""An exact integer: an ``int``, or a ``decimal.Decimal`` of the same value when it has more
+digits than ``sys.get_int_max_str_digits()`` allows converting."""
 Kind = Literal["request", "notification", "result", "error", "invalid"]
 Framing = Literal["auto", "ndjson", "content-length", "sse", "json-seq"]
 Mode = Literal["strict", "envelope"]
@@ -13,17 +21,27 @@ __all__ = [
     "InvalidMessage",
     "Message",
     "PairResult",
+    "ScanWarning",
     "Table",
+    "__version__",
     "classify",
     "pair",
     "parse",
+    "read_log",
     "reasons",
     "respond",
     "scan",
 ]
 
+__version__: str
+"""The package's version (the extension's Cargo version)."""
+
+class ScanWarning(UserWarning):
+    """A note about an input :func:`read_log` or :func:`pair` read (it looks binary...)."""
+
 class InvalidMessage(ValueError):
-    """A message that is not valid JSON-RPC 2.0 (docs/spec.md §4).
+    """A message that is not valid JSON-RPC 2.0 (the rule book, §4; see ``help(rpcscan)``).
+    It pickles with every attribute.
 
     >>> try:
     ...     rpcscan.parse(b'{"a":}')
@@ -33,7 +51,7 @@ class InvalidMessage(ValueError):
     """
 
     reason: str
-    """The reason's name: ``"syntax"``, ``"bad_id"``, ... (docs/spec.md §4)."""
+    """The reason's name: ``"syntax"``, ``"bad_id"``, ... (:func:`reasons`)."""
     code: int
     """-32700 (Parse error) or -32600 (Invalid Request)."""
     offset: Optional[int]
@@ -62,13 +80,32 @@ class Message:
     >>> m = rpcscan.parse(b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}')
     >>> m.kind, m.id, m.method, m.tool_name, m.params
     ('request', 1, 'tools/call', 'x', b'{"name":"x"}')
+
+    Messages compare (and hash) by value, field by field, and pickle.
     """
+
+    def __init__(
+        self,
+        kind: Literal["request", "notification", "result", "error"],
+        id: Union[Integer, str, None] = None,
+        id_raw: Optional[bytes] = None,
+        method: Optional[str] = None,
+        tool_name: Optional[str] = None,
+        params: Optional[bytes] = None,
+        result: Optional[bytes] = None,
+        error_data: Optional[bytes] = None,
+        error_code: Optional[Integer] = None,
+        error_message: Optional[str] = None,
+    ) -> None: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
 
     @property
     def kind(self) -> Literal["request", "notification", "result", "error"]: ...
     @property
-    def id(self) -> Union[int, str, None]:
-        """``int`` of any size (exact), ``str``, or ``None`` (no id, or ``"id": null``)."""
+    def id(self) -> Union[Integer, str, None]:
+        """``int`` of any size (exact; a ``decimal.Decimal`` of the same value past
+        ``sys.get_int_max_str_digits()``), ``str``, or ``None`` (no id, or ``"id": null``)."""
     @property
     def id_raw(self) -> Optional[bytes]:
         """The id's bytes exactly as sent (a string id with its quotes); ``None`` without one."""
@@ -87,7 +124,7 @@ class Message:
     def error_data(self) -> Optional[bytes]:
         """``error.data`` as raw JSON bytes."""
     @property
-    def error_code(self) -> Optional[int]: ...
+    def error_code(self) -> Optional[Integer]: ...
     @property
     def error_message(self) -> Optional[str]: ...
     def params_json(self) -> Any:
@@ -98,7 +135,7 @@ class Message:
         """``error.data`` decoded with ``json.loads``."""
 
 class Table:
-    """The result of :func:`scan` without pyarrow: one Arrow record batch behind the Arrow
+    """The result of :func:`read_log` without pyarrow: one Arrow record batch behind the Arrow
     PyCapsule interface (``polars.DataFrame(t)``, ``pyarrow.table(t)``, DuckDB...)."""
 
     @property
@@ -119,7 +156,7 @@ def classify(data: Data, strict: bool = True) -> Kind:
 
 def parse(data: Data, strict: bool = True) -> Message:
     """Scans one message; raises :class:`InvalidMessage` for an invalid one.
-    ``strict=False`` selects envelope mode (docs/spec.md §6).
+    ``strict=False`` selects envelope mode (the rule book, §6).
 
     >>> rpcscan.parse(b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}').id
     18446744073709551617
@@ -137,7 +174,7 @@ def respond(
     """
 
 def reasons() -> list[Tuple[str, int]]:
-    """Every reason name of docs/spec.md §4 with its code.
+    """Every reason name of the rule book's §4 with its code.
 
     >>> rpcscan.reasons()[0]
     ('invalid_utf8', -32700)
@@ -148,10 +185,8 @@ class ArrowSource(Protocol):
 
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
 
-def scan(
-    source: Union[
-        str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], ArrowSource
-    ],
+def read_log(
+    source: Union[str, "os.PathLike[str]", Buffer, Iterable[bytes], ArrowSource, Any],
     *,
     framing: Framing = "auto",
     mode: Mode = "strict",
@@ -162,12 +197,15 @@ def scan(
     dir_field: Optional[str] = None,
     mmap: bool = False,
 ) -> Any:
-    """A whole log as an Arrow table, one row per message: columns ``line``, ``offset``,
-    ``kind``, ``method``, ``id``, ``error_code``, ``reason``, ``tool_name`` (the values of
-    ``rpcscan classify --json``; ``kind`` and ``reason`` dictionary-encoded, the columns in
-    chunks, one per block of input). ``source``: a path, bytes, an iterable of byte chunks, or
-    an Arrow array of strings / binary with one message per element. A ``pyarrow.Table``
-    when pyarrow is installed, else a :class:`Table`.
+    """A whole log read eagerly into an Arrow table, one row per message: columns
+    ``line``, ``offset``, ``kind``, ``method``, ``id``, ``error_code`` (int64, null when
+    the code does not fit), ``error_code_text`` (the code's exact decimal text),
+    ``reason``, ``tool_name`` (the values of ``rpcscan classify --json``; ``kind`` and
+    ``reason`` dictionary-encoded, the columns in chunks, one per block of input).
+    ``source``: a path, any object with the buffer protocol (read in place, in parallel),
+    an iterable of byte chunks, or an Arrow array of strings / binary with one message per
+    element. A ``pyarrow.Table`` when pyarrow is installed, else a :class:`Table`. Notes
+    about the input are :class:`ScanWarning` warnings.
 
     Messages inside log lines, as the CLI reads them: ``line_format`` (a regular
     expression with a ``msg`` group) or ``json_field`` (a dotted path in JSON records);
@@ -177,9 +215,12 @@ def scan(
     ``OSError``. ``mmap=True`` maps the file instead (slightly less CPU time), at a risk:
     a file truncated while mapped raises ``SIGBUS``, which kills the interpreter.
 
-    >>> t = rpcscan.scan("traffic.ndjson")
+    >>> t = rpcscan.read_log("traffic.ndjson")
     >>> t.group_by("kind").aggregate([("offset", "count")])
     """
+
+def scan(source: Any, **options: Any) -> Any:
+    """Deprecated alias of :func:`read_log` (warns with ``DeprecationWarning``)."""
 
 class PairResult:
     """What :func:`pair` returns; ``table, summary = rpcscan.pair(path)`` unpacks it, and
@@ -200,9 +241,7 @@ class PairResult:
     def __arrow_c_stream__(self, requested_schema: Optional[object] = None) -> object: ...
 
 def pair(
-    source: Union[
-        str, "os.PathLike[str]", bytes, bytearray, memoryview, Iterable[bytes], ArrowSource
-    ],
+    source: Union[str, "os.PathLike[str]", Buffer, Iterable[bytes], ArrowSource, Any],
     *,
     framing: Framing = "auto",
     mode: Mode = "strict",
@@ -218,7 +257,7 @@ def pair(
     row per pair and per anomaly, in the order they settle, with the members of
     ``rpcscan pair --json`` (``event``, ``request_line``, ``request_offset``,
     ``response_line``, ``response_offset``, ``id`` (raw text), ``method``, ``tool``,
-    ``outcome``, ``error_code``, ``latency_ms``, ``progress``, ``cancelled``, ``ending``,
+    ``outcome``, ``error_code``, ``error_code_text``, ``latency_ms``, ``progress``, ``cancelled``, ``ending``,
     ``earlier_line``, ``earlier_offset``; ``event``, ``outcome`` and ``ending`` are
     dictionary-encoded), and the summary as a ``dict``. Timestamps and directions come from
     log lines (``line_format`` groups ``ts`` / ``dir``, ``ts_field`` / ``dir_field`` with

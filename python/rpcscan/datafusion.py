@@ -51,7 +51,7 @@ DEFAULT_MAX_MESSAGE_SIZE = 16 * 1024 * 1024
 def functions(max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> List[Function]:
     """Every rpcscan function as an object with ``__datafusion_scalar_udf__``: pass one to
     ``datafusion.udf()``. Messages longer than ``max_message_size`` bytes are ``invalid`` /
-    ``too_large``, as in ``rpcscan.scan`` and the CLI."""
+    ``too_large``, as in ``rpcscan.read_log`` and the CLI."""
     return _datafusion_functions(max_message_size)
 
 

@@ -195,6 +195,7 @@ pub fn scan<C: Command>(cmd: &C, arrays: &[ArrayRef], settings: &Settings) -> Py
         extract: None,
         index: 0,
         stream: 0,
+        notes: settings.notes.clone(),
     };
     let parts: Vec<C::Tally> = units
         .par_iter()

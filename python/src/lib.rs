@@ -26,7 +26,7 @@ use std::borrow::Cow;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBytes, PyString, PyTuple, PyType};
+use pyo3::types::{PyBool, PyBytes, PyString, PyTuple, PyType};
 use rpcscan::response::{ErrorResponse, METHOD_NOT_FOUND};
 use rpcscan::{Id, Invalid, Kind, Parser, Str, Validation};
 
@@ -65,7 +65,7 @@ impl<'a> Input<'a> {
     fn is_immutable(&self) -> bool {
         match self {
             Input::Bytes(_) | Input::Text(_) => true,
-            Input::Buffer(bytes) => bytes.is_readonly(),
+            Input::Buffer(bytes) => bytes.is_immutable(),
         }
     }
 }
@@ -98,10 +98,40 @@ fn json_loads<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     loads.bind(py).call1((PyBytes::new(py, raw),))
 }
 
-/// An integer literal of any size as a Python `int` (`int()` on its text).
+/// The fewest digits Python's integer string conversion limit can be set to
+/// (`sys.set_int_max_str_digits`): literals this short always convert.
+const INT_MIN_STR_DIGITS_LIMIT: usize = 640;
+
+/// An integer literal of any size, exactly: a Python `int` (`int()` on its text), or a
+/// `decimal.Decimal` holding the same integer when the literal has more digits than the
+/// interpreter's integer string conversion limit allows (`sys.get_int_max_str_digits()`,
+/// 4300 by default: converting longer text to `int` takes quadratic time, so Python
+/// refuses it, and so does this function rather than raise `ValueError` or lift the limit).
+/// A `Decimal` with an integral value compares and hashes like the `int` it stands for.
 fn integer<'py>(py: Python<'py>, raw: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     let digits = std::str::from_utf8(raw).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let count = digits.trim_start_matches('-').len();
+    if count > INT_MIN_STR_DIGITS_LIMIT && count > int_max_str_digits(py)? {
+        static DECIMAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let decimal = DECIMAL.get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("decimal")?.getattr("Decimal")?.unbind())
+        })?;
+        return decimal.bind(py).call1((digits,));
+    }
     py.get_type::<pyo3::types::PyInt>().call1((digits,))
+}
+
+/// `sys.get_int_max_str_digits()`, with 0 (no limit) as `usize::MAX`; no limit on a Python
+/// without it.
+fn int_max_str_digits(py: Python<'_>) -> PyResult<usize> {
+    let sys = py.import("sys")?;
+    let Ok(get) = sys.getattr("get_int_max_str_digits") else {
+        return Ok(usize::MAX);
+    };
+    match get.call0()?.extract::<usize>()? {
+        0 => Ok(usize::MAX),
+        limit => Ok(limit),
+    }
 }
 
 /// An id as Python sees it: `int` (any size), `str`, or `None` for `null`.
@@ -132,7 +162,7 @@ fn invalid_error(py: Python<'_>, inv: &Invalid<'_>) -> PyErr {
 }
 
 /// The kind of one message: `"request"`, `"notification"`, `"result"`, `"error"` or
-/// `"invalid"` (docs/spec.md §1).
+/// `"invalid"` (the rule book, §1: see `help(rpcscan)`).
 ///
 /// >>> rpcscan.classify(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
 /// 'request'
@@ -167,7 +197,7 @@ fn kind_str(py: Python<'_>, kind: Kind) -> Py<PyString> {
     kinds[index].clone_ref(py)
 }
 
-/// A valid JSON-RPC 2.0 message: its kind and the members a router reads (docs/spec.md §5).
+/// A valid JSON-RPC 2.0 message: its kind and the members a router reads (the rule book, §5).
 /// Values the scanner does not read (`params`, `result`, `error.data`) are raw JSON bytes;
 /// `params_json()` and friends decode them with the standard library's `json`.
 #[pyclass(frozen, module = "rpcscan")]
@@ -175,7 +205,10 @@ struct Message {
     /// `"request"`, `"notification"`, `"result"` or `"error"`.
     #[pyo3(get)]
     kind: &'static str,
-    /// `int` (any size, exact), `str`, or `None` (no id, or `"id": null`).
+    /// `int` (any size, exact), `str`, or `None` (no id, or `"id": null`). An integer with
+    /// more digits than Python's integer string conversion limit allows
+    /// (`sys.get_int_max_str_digits()`, 4300 by default) is a `decimal.Decimal` of the same
+    /// exact value instead (it compares and hashes equal to the `int`).
     #[pyo3(get)]
     id: Py<PyAny>,
     /// The id's bytes exactly as sent (quotes included for a string), or `None` without one.
@@ -196,7 +229,8 @@ struct Message {
     /// `error.data` as raw JSON bytes.
     #[pyo3(get)]
     error_data: Option<Py<PyBytes>>,
-    /// `error.code` as an `int` of any size.
+    /// `error.code` as an `int` of any size (a `decimal.Decimal` past Python's integer
+    /// string conversion limit, as `id`).
     #[pyo3(get)]
     error_code: Option<Py<PyAny>>,
     /// `error.message`, decoded.
@@ -211,8 +245,105 @@ fn decode_raw(py: Python<'_>, raw: &Option<Py<PyBytes>>) -> PyResult<Py<PyAny>> 
     }
 }
 
+impl Message {
+    /// The fields in the constructor's order: what pickling, equality and hashing see.
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let opt = |v: &Option<Py<PyAny>>| match v {
+            Some(v) => v.clone_ref(py),
+            None => py.None(),
+        };
+        let opt_bytes = |v: &Option<Py<PyBytes>>| match v {
+            Some(v) => v.clone_ref(py).into_any(),
+            None => py.None(),
+        };
+        PyTuple::new(
+            py,
+            [
+                PyString::new(py, self.kind).into_any().unbind(),
+                self.id.clone_ref(py),
+                opt_bytes(&self.id_raw),
+                opt(&self.method),
+                opt(&self.tool_name),
+                opt_bytes(&self.params),
+                opt_bytes(&self.result),
+                opt_bytes(&self.error_data),
+                opt(&self.error_code),
+                opt(&self.error_message),
+            ],
+        )
+    }
+}
+
+/// `None` as `Option::None`, anything else kept.
+fn some(value: Option<Bound<'_, PyAny>>) -> Option<Py<PyAny>> {
+    value.filter(|v| !v.is_none()).map(Bound::unbind)
+}
+
 #[pymethods]
 impl Message {
+    /// A message from its fields, as `parse` fills them (pickling uses this); `kind` is
+    /// one of the four valid kinds. `parse` is the way to get one from bytes.
+    #[new]
+    #[pyo3(signature = (kind, id = None, id_raw = None, method = None, tool_name = None, params = None, result = None, error_data = None, error_code = None, error_message = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        kind: &str,
+        id: Option<Bound<'_, PyAny>>,
+        id_raw: Option<Bound<'_, PyBytes>>,
+        method: Option<Bound<'_, PyAny>>,
+        tool_name: Option<Bound<'_, PyAny>>,
+        params: Option<Bound<'_, PyBytes>>,
+        result: Option<Bound<'_, PyBytes>>,
+        error_data: Option<Bound<'_, PyBytes>>,
+        error_code: Option<Bound<'_, PyAny>>,
+        error_message: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Message> {
+        let kind = [Kind::Request, Kind::Notification, Kind::Result, Kind::Error]
+            .into_iter()
+            .map(Kind::as_str)
+            .find(|k| *k == kind)
+            .ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "kind must be request, notification, result or error, not {kind:?}"
+                ))
+            })?;
+        Ok(Message {
+            kind,
+            id: some(id).unwrap_or_else(|| py.None()),
+            id_raw: id_raw.map(Bound::unbind),
+            method: some(method),
+            tool_name: some(tool_name),
+            params: params.map(Bound::unbind),
+            result: result.map(Bound::unbind),
+            error_data: error_data.map(Bound::unbind),
+            error_code: some(error_code),
+            error_message: some(error_message),
+        })
+    }
+
+    /// Pickles as its class and fields.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyType>, Bound<'py, PyTuple>)> {
+        Ok((slf.get_type(), slf.get().fields(slf.py())?))
+    }
+
+    /// Equal when every field is.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        match other.cast::<Message>() {
+            Ok(other) => {
+                let equal = self.fields(py)?.eq(other.get().fields(py)?)?;
+                Ok(PyBool::new(py, equal).to_owned().into_any().unbind())
+            }
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        self.fields(py)?.hash()
+    }
+
     /// `params` decoded with `json.loads`, or `None` without params.
     fn params_json(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         decode_raw(py, &self.params)
@@ -238,7 +369,7 @@ impl Message {
     }
 }
 
-/// Scans one message and returns its [`Message`], or raises `rpcscan.InvalidMessage`
+/// Scans one message and returns its `Message`, or raises `rpcscan.InvalidMessage`
 /// (a `ValueError`) with the reason, code, offset, recovered id and the answer's bytes.
 ///
 /// >>> m = rpcscan.parse(b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"ping"}')
@@ -277,7 +408,7 @@ fn parse(py: Python<'_>, data: &Bound<'_, PyAny>, strict: bool) -> PyResult<Mess
     })
 }
 
-/// What a server answers to one message, as `rpcscan respond` prints it (docs/spec.md §4):
+/// What a server answers to one message, as `rpcscan respond` prints it (the rule book, §4):
 /// the -32700 / -32600 error response for an invalid message (with the recovered id or
 /// `null`), -32601 for a request whose method is not in `supported`, and `None` for a
 /// supported request, a notification, a result or an error.
@@ -324,7 +455,7 @@ fn respond<'py>(
     Ok(Some(PyBytes::new(py, &answer)))
 }
 
-/// The reason names of docs/spec.md §4 with their codes, in the library's order.
+/// The reason names of the rule book's §4 with their codes, in the library's order.
 #[pyfunction]
 fn reasons(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyTuple>>> {
     rpcscan::Reason::ALL
@@ -348,6 +479,7 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scan::scan_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(scan::scan_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(scan::pair, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
     #[cfg(feature = "datafusion")]

@@ -61,6 +61,7 @@ pub(crate) struct Events {
     tool: Strings,
     outcome: Vec<Option<i8>>,
     error_code: Vec<Option<i64>>,
+    error_code_text: Strings,
     latency_ms: Vec<Option<f64>>,
     progress: Vec<u64>,
     cancelled: Vec<bool>,
@@ -143,13 +144,14 @@ impl Events {
         let method = method.or(request.map(|r| &*r.method));
         self.method.push(method.map(str::as_bytes));
         self.tool.push(event.tool().map(str::as_bytes));
-        let (outcome, code) = match response.map(|s| s.outcome) {
+        let (outcome, code_text) = match response.map(|s| s.outcome) {
             Some(Outcome::Result) => (Some(0), None),
-            Some(Outcome::Error(c)) => (Some(1), c.and_then(code)),
+            Some(Outcome::Error(c)) => (Some(1), c),
             None => (None, None),
         };
         self.outcome.push(outcome);
-        self.error_code.push(code);
+        self.error_code.push(code_text.and_then(code));
+        self.error_code_text.push(code_text);
         self.latency_ms.push(latency.map(|l| l.as_secs_f64() * 1000.0));
         self.progress.push(request.map_or(0, |r| r.progress));
         self.cancelled.push(request.is_some_and(|r| r.cancelled));
@@ -175,6 +177,7 @@ impl Events {
             Field::new("tool", DataType::LargeUtf8, true),
             Field::new("outcome", dict.clone(), true),
             Field::new("error_code", DataType::Int64, true),
+            Field::new("error_code_text", DataType::LargeUtf8, true),
             Field::new("latency_ms", DataType::Float64, true),
             Field::new("progress", DataType::UInt64, false),
             Field::new("cancelled", DataType::Boolean, false),
@@ -194,6 +197,7 @@ impl Events {
             self.tool.into_array()?,
             dictionary(self.outcome, &OUTCOMES)?,
             Arc::new(Int64Array::from(self.error_code)),
+            self.error_code_text.into_array()?,
             Arc::new(Float64Array::from(self.latency_ms)),
             Arc::new(UInt64Array::from(self.progress)),
             Arc::new(BooleanArray::from(self.cancelled)),

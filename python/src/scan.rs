@@ -7,8 +7,10 @@
 //!
 //! The columns carry the values of `rpcscan classify --json`: `line` (NDJSON, else null),
 //! `offset`, `kind`, `method` (decoded), `id` (the raw text, `"a"` with its quotes, as the
-//! SQL function `rpc_id` gives it), `error_code` (when it fits an i64), `reason` (invalid
-//! messages), and `tool_name` (`params.name` of a `tools/call` request).
+//! SQL function `rpc_id` gives it), `error_code` (when it fits an i64), `error_code_text`
+//! (the code's exact decimal text, any size: `classify --json` prints that number
+//! verbatim), `reason` (invalid messages), and `tool_name` (`params.name` of a
+//! `tools/call` request).
 
 use std::ffi::CStr;
 use std::path::PathBuf;
@@ -29,7 +31,7 @@ use pyo3::types::PyCapsule;
 use rpcscan::frame::Framing;
 use rpcscan::{Kind, Parser, Reason, Validation};
 use rpcscan_traffic::input::{
-    self, Command, Extract, Input, Item, Output, Settings, Source, Stop, Verdict,
+    self, Command, Extract, Input, Item, Notes, Output, Settings, Source, Stop, Verdict,
 };
 
 use crate::buffer::Bytes;
@@ -153,6 +155,7 @@ pub(crate) struct Rows {
     method: Strings,
     id: Strings,
     error_code: Ints<i64>,
+    error_code_text: Strings,
     reason: Ints<i8>,
     tool_name: Strings,
     batches: Vec<RecordBatch>,
@@ -181,6 +184,8 @@ impl Rows {
         self.method.reserve(rows, hint(1));
         self.id.reserve(rows, hint(2));
         self.tool_name.reserve(rows, hint(3));
+        // Error codes are few and short: their bytes grow as needed.
+        self.error_code_text.reserve(rows, 0);
     }
 
     /// Remembers this block's size for the next ones.
@@ -217,6 +222,7 @@ impl Rows {
             self.method.take_array()?,
             self.id.take_array()?,
             Arc::new(Int64Array::new(code, code_nulls)),
+            self.error_code_text.take_array()?,
             Arc::new(DictionaryArray::<Int8Type>::try_new(
                 Int8Array::new(reason, reason_nulls),
                 reason_names(),
@@ -272,19 +278,23 @@ impl Command for Collect {
             Verdict::Message(m) => {
                 rows.method.push_name(m.method());
                 rows.id.push(m.id().map(|id| id.raw()));
-                rows.error_code.push(m.error_code().and_then(|c| c.as_i64()));
+                let code = m.error_code();
+                rows.error_code.push(code.and_then(|c| c.as_i64()));
+                rows.error_code_text.push(code.map(|c| c.raw()));
                 rows.tool_name.push_name(tool_name(m));
             }
             Verdict::Invalid(inv) => {
                 rows.method.push(None);
                 rows.id.push(inv.id().map(|id| id.raw()));
                 rows.error_code.push(None);
+                rows.error_code_text.push(None);
                 rows.tool_name.push(None);
             }
             Verdict::Skipped { .. } => {
                 rows.method.push(None);
                 rows.id.push(None);
                 rows.error_code.push(None);
+                rows.error_code_text.push(None);
                 rows.tool_name.push(None);
             }
         }
@@ -336,6 +346,7 @@ fn schema() -> Arc<Schema> {
                 Field::new("method", DataType::LargeUtf8, true),
                 Field::new("id", DataType::LargeUtf8, true),
                 Field::new("error_code", DataType::Int64, true),
+                Field::new("error_code_text", DataType::LargeUtf8, true),
                 Field::new("reason", dict(), true),
                 Field::new("tool_name", DataType::LargeUtf8, true),
             ]))
@@ -422,6 +433,8 @@ pub(crate) fn settings(
         // (`scan_path(mmap=True)` maps, on request).
         mmap: false,
         extract: extract.map(Arc::new),
+        // Turned into `warnings` (or the `OSError` of a read error) by `run_engine`.
+        notes: Notes::collect(),
     })
 }
 
@@ -429,20 +442,40 @@ fn names<const N: usize>(names: [&str; N]) -> String {
     names.join(", ")
 }
 
-/// Runs the engine over one input with `cmd`, without the GIL: its merged tally.
+/// Runs the engine over one input with `cmd` (without the GIL when `detach`): its merged
+/// tally. The run's notes become `rpcscan.ScanWarning`s, or the `OSError` of a read error.
 pub(crate) fn run_engine<C: Command>(
     py: Python<'_>,
     cmd: &C,
     settings: &Settings,
     input: Input,
+    detach: bool,
 ) -> PyResult<C::Tally> {
-    let result = py.detach(|| {
+    let go = || {
         let mut out = Output::discard();
-        input::run(cmd, settings, &[input], &mut out).map(|run| (run.failed, run.tally))
-    });
+        input::run(cmd, settings, std::slice::from_ref(&input), &mut out)
+            .map(|run| (run.failed, run.tally))
+    };
+    let result = if detach { py.detach(go) } else { go() };
+    // The input (a held buffer) is released here, with the GIL.
+    drop(input);
+    let mut notes = settings.notes.take();
+    let failed = matches!(result, Ok((true, _)));
+    // A failed run's last note is its read error: the exception's text.
+    let error = if failed { notes.pop() } else { None };
+    if !notes.is_empty() {
+        static WARNING: pyo3::sync::PyOnceLock<Py<pyo3::types::PyType>> =
+            pyo3::sync::PyOnceLock::new();
+        let category = WARNING.import(py, "rpcscan", "ScanWarning")?;
+        for note in notes {
+            let text = std::ffi::CString::new(format!("rpcscan: {note}"))
+                .unwrap_or_else(|_| c"rpcscan: a note with a NUL byte".to_owned());
+            PyErr::warn(py, category, &text, 2)?;
+        }
+    }
     match result {
         Ok((false, tally)) => Ok(tally),
-        Ok((true, _)) => Err(PyOSError::new_err("read error (see stderr)")),
+        Ok((true, _)) => Err(PyOSError::new_err(error.unwrap_or_else(|| "read error".to_owned()))),
         Err(Stop::Panic) => Err(PyRuntimeError::new_err("internal error: a worker panicked")),
         Err(Stop::BrokenPipe | Stop::Output(_)) => {
             Err(PyRuntimeError::new_err("internal error: output stopped"))
@@ -463,8 +496,8 @@ fn os_error(e: &std::io::Error, path: &std::path::Path) -> PyErr {
 
 /// Where a `scan` or `pair` reads from.
 pub(crate) enum Prepared {
-    /// A file or bytes, through the engine.
-    Engine(Input),
+    /// A file or bytes, through the engine; scanned without the GIL when `detach`.
+    Engine { input: Input, detach: bool },
     /// Arrow arrays of messages, one per element (`crate::arrow_input`).
     Arrow(Vec<ArrayRef>),
 }
@@ -482,16 +515,18 @@ impl Prepared {
                 path.display()
             )));
         }
-        Ok(Prepared::Engine(Input::Path(path)))
+        Ok(Prepared::Engine { input: Input::Path(path), detach: true })
     }
 
-    /// Bytes-like data, copied with the GIL held (a `bytearray` could be written to by
-    /// another thread), then read as the CLI reads a pipe.
+    /// Any object with the buffer protocol, read where it lies (the export is held until
+    /// the run ends, so it cannot be resized or freed meanwhile): NDJSON in parallel
+    /// blocks, as a mapped file. `bytes` (or a `memoryview` of it) cannot change, and is
+    /// scanned without the GIL; a `bytearray`, `mmap` or array could be written to by
+    /// another Python thread, so the GIL stays held while the workers scan it.
     pub(crate) fn bytes(data: &Bound<'_, PyAny>) -> PyResult<Prepared> {
         let bytes = Bytes::get(data)?;
-        let owned: Arc<[u8]> = Arc::from(bytes.as_slice());
-        drop(bytes);
-        Ok(Prepared::Engine(Input::Bytes(owned)))
+        let detach = bytes.is_immutable();
+        Ok(Prepared::Engine { input: Input::Bytes(input::Buffer::new(bytes)), detach })
     }
 
     /// An object with the Arrow PyCapsule interface.
@@ -512,7 +547,7 @@ impl Prepared {
         settings: &Settings,
     ) -> PyResult<C::Tally> {
         match self {
-            Prepared::Engine(input) => run_engine(py, cmd, settings, input),
+            Prepared::Engine { input, detach } => run_engine(py, cmd, settings, input, detach),
             Prepared::Arrow(arrays) => {
                 let tally = py.detach(|| crate::arrow_input::scan(cmd, &arrays, settings))?;
                 // Released here, with the GIL held (their producer may need it).

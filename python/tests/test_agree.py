@@ -30,7 +30,7 @@ def options(case: dict) -> dict:
 def test_scan_agrees(case: dict, read: str) -> None:
     path = AGREE / case["file"]
     source = str(path) if read == "path" else path.read_bytes()
-    table = rpcscan.scan(source, **options(case))
+    table = rpcscan.read_log(source, **options(case))
     want = EXPECTED[case["name"]]
     kinds = collections.Counter(table.column("kind").to_pylist())
     assert table.num_rows == want["messages"]

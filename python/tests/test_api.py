@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import array
+import concurrent.futures
+import decimal
+import importlib.metadata
 import json
+import multiprocessing
+import pickle
+import re
+import sys
 
 import pytest
 
@@ -176,12 +183,16 @@ def test_bad_arguments_raise_type_error():
     with pytest.raises(TypeError):
         rpcscan.parse(b"{}", strict="yes")
     with pytest.raises(TypeError):
-        rpcscan.scan(42)
+        rpcscan.read_log(42)
     with pytest.raises(TypeError):
-        rpcscan.scan([b"ok", 3])
+        rpcscan.read_log([b"ok", 3])
 
 
-def test_exception_is_picklable_enough_and_printable():
+def invalid_attributes(err):
+    return (type(err), str(err), err.args, err.reason, err.code, err.offset, err.id_raw, err.response())
+
+
+def test_exception_is_printable():
     with pytest.raises(ValueError) as info:
         rpcscan.parse(b"[]")
     err = info.value
@@ -192,6 +203,115 @@ def test_exception_is_picklable_enough_and_printable():
         "id": None,
         "error": {"code": -32600, "message": "Invalid Request"},
     }
+
+
+def test_exception_pickles_with_every_attribute():
+    for msg in (b"[]", b'{"a":}', b'{"jsonrpc":"2.0","id":"q","method":5}'):
+        with pytest.raises(rpcscan.InvalidMessage) as info:
+            rpcscan.parse(msg)
+        err = info.value
+        err.extra = "kept"
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(err, protocol))
+            assert invalid_attributes(back) == invalid_attributes(err)
+            assert back.extra == "kept"
+
+
+def test_exception_travels_through_a_process_pool():
+    # A real pool with worker processes: the exception is pickled in the worker and
+    # raised again here, instead of ending in BrokenProcessPool.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        future = pool.submit(rpcscan.parse, b"[]")
+        with pytest.raises(rpcscan.InvalidMessage) as info:
+            future.result(timeout=120)
+        message = pool.submit(rpcscan.parse, MESSAGE).result(timeout=120)
+    with pytest.raises(rpcscan.InvalidMessage) as here:
+        rpcscan.parse(b"[]")
+    assert invalid_attributes(info.value) == invalid_attributes(here.value)
+    assert message == rpcscan.parse(MESSAGE)
+
+
+MESSAGE = b'{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{"name":"x"}}'
+
+
+def test_message_equality_and_pickling():
+    messages = [
+        rpcscan.parse(MESSAGE),
+        rpcscan.parse(b'{"jsonrpc":"2.0","id":"a","result":{"x":[1]}}'),
+        rpcscan.parse(b'{"jsonrpc":"2.0","id":null,"error":{"code":-7,"message":"m","data":2}}'),
+        rpcscan.parse(b'{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+    ]
+    for m in messages:
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            back = pickle.loads(pickle.dumps(m, protocol))
+            assert back == m and hash(back) == hash(m) and back is not m
+            assert (back.kind, back.id, back.id_raw, back.method, back.tool_name) == (
+                m.kind, m.id, m.id_raw, m.method, m.tool_name
+            )
+            assert (back.params, back.result, back.error_data, back.error_code, back.error_message) == (
+                m.params, m.result, m.error_data, m.error_code, m.error_message
+            )
+    assert messages[0] == rpcscan.parse(MESSAGE) and len(set(messages)) == len(messages)
+    assert messages[0] != messages[1] and messages[0] != "request"
+    # Value equality: the same members, even from different bytes.
+    assert rpcscan.parse(b'{"jsonrpc":"2.0","id":1,"method":"m"}') == rpcscan.parse(
+        b'{ "method":"m", "id":1, "jsonrpc":"2.0" }'
+    )
+    assert rpcscan.parse(b'{"jsonrpc":"2.0","id":1,"method":"m"}') != rpcscan.parse(
+        b'{"jsonrpc":"2.0","id":"1","method":"m"}'
+    )
+    with pytest.raises(ValueError):
+        rpcscan.Message("invalid")
+
+
+def test_numbers_beyond_the_int_digit_limit():
+    """Ids and codes longer than Python's integer string conversion limit come back exact
+    (a decimal.Decimal), never as a ValueError from int()."""
+    limit = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else 0
+    digits = "9" * max(limit, 4300) + "1"
+    request = f'{{"jsonrpc":"2.0","id":{digits},"method":"ping"}}'.encode()
+    error = f'{{"jsonrpc":"2.0","id":1,"error":{{"code":-{digits},"message":"m"}}}}'.encode()
+    assert rpcscan.classify(request) == "request"
+    m = rpcscan.parse(request)
+    if limit:
+        assert isinstance(m.id, decimal.Decimal) and m.id == decimal.Decimal(digits)
+        assert m.id == m.id.to_integral_value() and str(m.id) == digits
+    assert m.id_raw == digits.encode()
+    e = rpcscan.parse(error)
+    assert str(e.error_code) == "-" + digits
+    assert pickle.loads(pickle.dumps(m)) == m
+    # With the limit lifted, the same ids are ints.
+    if limit:
+        sys.set_int_max_str_digits(0)
+        try:
+            m = rpcscan.parse(request)
+            assert type(m.id) is int and m.id == int(digits)
+            assert rpcscan.parse(error).error_code == -int(digits)
+        finally:
+            sys.set_int_max_str_digits(limit)
+    # An id just at the limit is an int, and equal (and hash-equal) to its Decimal.
+    at_limit = "7" * (limit or 4300)
+    m = rpcscan.parse(f'{{"jsonrpc":"2.0","id":{at_limit},"method":"ping"}}'.encode())
+    assert type(m.id) is int and m.id == decimal.Decimal(at_limit)
+    assert hash(m.id) == hash(decimal.Decimal(at_limit))
+
+
+def test_version_and_docs_stand_alone():
+    assert rpcscan.__version__ == importlib.metadata.version("rpcscan")
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", rpcscan.__version__)
+    docs = [rpcscan.__doc__]
+    for name in rpcscan.__all__:
+        obj = getattr(rpcscan, name)
+        docs.append(getattr(obj, "__doc__", None) or "")
+        for member in vars(obj).values() if isinstance(obj, type) else ():
+            docs.append(getattr(member, "__doc__", None) or "")
+    text = "\n".join(d for d in docs if d)
+    # docs/spec.md is not in the wheel: the docs point at a URL and summarise the rules.
+    assert "docs/spec.md" not in text.replace("rpcscan/blob/main/docs/spec.md", "")
+    assert "https://github.com/rpcscan/rpcscan/blob/main/docs/spec.md" in rpcscan.__doc__
+    # No rustdoc intra-doc links ([`Message`]).
+    assert not re.search(r"\[`[^`]+`\](?!\()", text), re.findall(r"\[`[^`]+`\]", text)
 
 
 def test_docstring_examples():

@@ -1,5 +1,5 @@
 """rpcscan.datafusion: rpcscan-datafusion's functions in DataFusion for Python through
-DataFusion's FFI, checked against `rpcscan.classify` / `rpcscan.parse` / `rpcscan.scan`.
+DataFusion's FFI, checked against `rpcscan.classify` / `rpcscan.parse` / `rpcscan.read_log`.
 
 The extension has them only when built with the `datafusion` cargo feature (python/ci.sh
 builds it for this file). Without the feature or without PyPI `datafusion` the FFI tests
@@ -264,7 +264,7 @@ def test_lone_surrogate_method_is_its_escaped_text(env):
 
 
 def test_max_message_size_matches_scan(env):
-    """`too_large` past the limit, as `rpcscan.scan(..., max_message_size=)` says."""
+    """`too_large` past the limit, as `rpcscan.read_log(..., max_message_size=)` says."""
     rd, datafusion, pa = env
     msgs = [m for m in MESSAGES if m.strip()]
     limit = 45
@@ -275,7 +275,7 @@ def test_max_message_size_matches_scan(env):
         "SELECT rpc_kind(binary) AS kind, rpc_invalid_reason(binary) AS reason, "
         "rpc_id(binary) AS id, rpc_scan(binary)['invalid_reason'] AS scanned FROM t ORDER BY n"
     ).to_pylist()
-    scanned = rpcscan.scan(table.column("binary"), max_message_size=limit).to_pylist()
+    scanned = rpcscan.read_log(table.column("binary"), max_message_size=limit).to_pylist()
     assert len(scanned) == len(got) == len(msgs)
     for g, s, msg in zip(got, scanned, msgs):
         assert (g["kind"], g["reason"], g["id"]) == (s["kind"], s["reason"], s["id"]), msg

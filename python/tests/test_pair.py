@@ -26,6 +26,7 @@ COLUMNS = [
     "tool",
     "outcome",
     "error_code",
+    "error_code_text",
     "latency_ms",
     "progress",
     "cancelled",
@@ -65,6 +66,11 @@ def as_json(row):
     unanswered and cancelled requests, `earlier_*` only for duplicates, the id as JSON,
     the latency with three decimals."""
     obj = dict(row)
+    # The code as `pair --json` prints it: its exact text; the int64 column where it fits.
+    text = obj.pop("error_code_text")
+    code = None if text is None else json.loads(text)
+    assert obj["error_code"] == (code if code is not None and -(2**63) <= code < 2**63 else None)
+    obj["error_code"] = code
     if obj["ending"] is None:
         del obj["ending"]
     if obj["earlier_line"] is None and obj["earlier_offset"] is None:

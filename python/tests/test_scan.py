@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import array
 import json
+import mmap
 import os
 import pathlib
 import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -18,7 +21,21 @@ SAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "mcp-traffic
 
 pa = pytest.importorskip("pyarrow")
 
-COLUMNS = ["line", "offset", "kind", "method", "id", "error_code", "reason", "tool_name"]
+COLUMNS = [
+    "line",
+    "offset",
+    "kind",
+    "method",
+    "id",
+    "error_code",
+    "error_code_text",
+    "reason",
+    "tool_name",
+]
+
+
+def fits_int64(code) -> bool:
+    return isinstance(code, int) and -(2**63) <= code < 2**63
 
 
 def classify_json(cli, path, *args):
@@ -33,8 +50,14 @@ def assert_same(table, objects, messages=None):
     rows = table.to_pylist()
     assert len(rows) == len(objects)
     for i, (row, obj) in enumerate(zip(rows, objects)):
-        for key in ("line", "offset", "kind", "method", "error_code", "reason"):
+        for key in ("line", "offset", "kind", "method", "reason"):
             assert row[key] == obj.get(key), (i, key, row, obj)
+        # The CLI prints the code verbatim: `error_code_text` holds that text exactly, and
+        # `error_code` the same value where it fits an int64.
+        code = obj.get("error_code")
+        text = row["error_code_text"]
+        assert (None if text is None else json.loads(text)) == code, (i, row, obj)
+        assert row["error_code"] == (code if fits_int64(code) else None), (i, row, obj)
         # The id column is the id's raw text; the CLI prints the same text as JSON.
         want = obj["id"]
         got = None if row["id"] is None else json.loads(row["id"])
@@ -48,23 +71,23 @@ def sample_messages():
 
 
 def test_scan_path_equals_classify_json(cli):
-    table = rpcscan.scan(SAMPLE)
+    table = rpcscan.read_log(SAMPLE)
     assert isinstance(table, pa.Table)
     assert_same(table, classify_json(cli, SAMPLE), sample_messages())
     assert table.column("tool_name").null_count < table.num_rows
-    assert_same(rpcscan.scan(str(SAMPLE), mode="envelope"), classify_json(cli, SAMPLE, "--mode", "envelope"))
+    assert_same(rpcscan.read_log(str(SAMPLE), mode="envelope"), classify_json(cli, SAMPLE, "--mode", "envelope"))
 
 
 def test_scan_bytes_and_iterables_equal_the_path(cli):
     data = SAMPLE.read_bytes()
-    want = rpcscan.scan(SAMPLE)
-    assert rpcscan.scan(data).equals(want)
-    assert rpcscan.scan(bytearray(data)).equals(want)
-    assert rpcscan.scan(memoryview(data)).equals(want)
+    want = rpcscan.read_log(SAMPLE)
+    assert rpcscan.read_log(data).equals(want)
+    assert rpcscan.read_log(bytearray(data)).equals(want)
+    assert rpcscan.read_log(memoryview(data)).equals(want)
     with open(SAMPLE, "rb") as f:
-        assert rpcscan.scan(f).equals(want)
+        assert rpcscan.read_log(f).equals(want)
     chunks = [data[i : i + 1000] for i in range(0, len(data), 1000)]
-    assert rpcscan.scan(iter(chunks)).equals(want)
+    assert rpcscan.read_log(iter(chunks)).equals(want)
 
 
 def test_scan_large_generated_file(cli, tmp_path):
@@ -76,9 +99,9 @@ def test_scan_large_generated_file(cli, tmp_path):
     with open(path, "wb") as f:
         for _ in range(max(1, size // len(data))):
             f.write(data)
-    table = rpcscan.scan(path)
+    table = rpcscan.read_log(path)
     assert_same(table, classify_json(cli, path))
-    assert rpcscan.scan(path.read_bytes()).equals(table)
+    assert rpcscan.read_log(path.read_bytes()).equals(table)
 
 
 def test_other_framings(cli, tmp_path):
@@ -86,33 +109,33 @@ def test_other_framings(cli, tmp_path):
     body = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in msgs)
     path = tmp_path / "lsp.log"
     path.write_bytes(body)
-    table = rpcscan.scan(path, framing="content-length")
+    table = rpcscan.read_log(path, framing="content-length")
     assert_same(table, classify_json(cli, path, "--framing", "content-length"))
     assert table.column("line").null_count == table.num_rows
-    assert rpcscan.scan(body).equals(table)  # sniffed
+    assert rpcscan.read_log(body).equals(table)  # sniffed
 
 
 def test_oversized_and_blank_lines(cli, tmp_path):
     path = tmp_path / "x.ndjson"
     path.write_bytes(b'\n\n{"jsonrpc":"2.0","id":1,"method":"m"}\n' + b"x" * 100 + b"\n[]\n")
-    table = rpcscan.scan(path, max_message_size=64)
+    table = rpcscan.read_log(path, max_message_size=64)
     assert_same(table, classify_json(cli, path, "--max-message-size", "64"))
     assert table.column("reason").to_pylist() == [None, "too_large", "batch"]
 
 
 def test_errors():
     with pytest.raises(FileNotFoundError) as info:
-        rpcscan.scan("/nonexistent/traffic.ndjson")
+        rpcscan.read_log("/nonexistent/traffic.ndjson")
     assert info.value.filename == "/nonexistent/traffic.ndjson"
     with pytest.raises(IsADirectoryError):
-        rpcscan.scan(SAMPLE.parent)
+        rpcscan.read_log(SAMPLE.parent)
     with pytest.raises(ValueError):
-        rpcscan.scan(b"{}", framing="xml")
+        rpcscan.read_log(b"{}", framing="xml")
     with pytest.raises(ValueError):
-        rpcscan.scan(b"{}", mode="lenient")
+        rpcscan.read_log(b"{}", mode="lenient")
     with pytest.raises(TypeError):
-        rpcscan.scan(None)
-    assert rpcscan.scan(b"").num_rows == 0
+        rpcscan.read_log(None)
+    assert rpcscan.read_log(b"").num_rows == 0
 
 
 def test_capsule_without_pyarrow_wrapper():
@@ -129,7 +152,7 @@ def test_capsule_without_pyarrow_wrapper():
 
 def test_pandas_round_trip():
     pd = pytest.importorskip("pandas")
-    df = rpcscan.scan(SAMPLE).to_pandas()
+    df = rpcscan.read_log(SAMPLE).to_pandas()
     assert isinstance(df, pd.DataFrame)
     assert list(df.columns) == COLUMNS
     assert df["kind"].value_counts().sum() == len(sample_messages())
@@ -139,7 +162,7 @@ def test_polars_round_trip():
     pl = pytest.importorskip("polars")
     from rpcscan import _rpcscan
 
-    df = pl.from_arrow(rpcscan.scan(SAMPLE))
+    df = pl.from_arrow(rpcscan.read_log(SAMPLE))
     assert df.columns == COLUMNS
     assert df.height == len(sample_messages())
     # Without pyarrow in between: the PyCapsule interface directly.
@@ -151,7 +174,7 @@ def test_polars_round_trip():
 
 def test_duckdb_round_trip():
     duckdb = pytest.importorskip("duckdb")
-    traffic = rpcscan.scan(SAMPLE)  # noqa: F841 (read by name in the SQL)
+    traffic = rpcscan.read_log(SAMPLE)  # noqa: F841 (read by name in the SQL)
     rows = duckdb.sql("SELECT kind, count(*) FROM traffic GROUP BY 1 ORDER BY 1").fetchall()
     want = {}
     for kind in traffic.column("kind").to_pylist():
@@ -166,10 +189,10 @@ def test_threads_scan_concurrently(tmp_path):
     path = tmp_path / "t.ndjson"
     path.write_bytes(data * max(1, (4 << 20) // len(data)))
     start = time.perf_counter()
-    want = rpcscan.scan(path)
+    want = rpcscan.read_log(path)
     one = time.perf_counter() - start
     results = []
-    threads = [threading.Thread(target=lambda: results.append(rpcscan.scan(path))) for _ in range(2)]
+    threads = [threading.Thread(target=lambda: results.append(rpcscan.read_log(path))) for _ in range(2)]
     start = time.perf_counter()
     for t in threads:
         t.start()
@@ -194,30 +217,30 @@ def arrow_layouts(values):
 
 def test_scan_arrow_layouts_equal_ndjson():
     messages = sample_messages()
-    want = rpcscan.scan(b"\n".join(messages))
+    want = rpcscan.read_log(b"\n".join(messages))
     for name, array in arrow_layouts(messages):
-        assert rpcscan.scan(array).equals(want), name
+        assert rpcscan.read_log(array).equals(want), name
         # A chunked array: line numbers and offsets run on across chunks.
         chunked = pa.chunked_array([array.slice(0, 50), array.slice(50)])
-        assert rpcscan.scan(chunked).equals(want), name
+        assert rpcscan.read_log(chunked).equals(want), name
     # A one-column table, and nulls (no row, but they still count as elements).
-    assert rpcscan.scan(pa.table({"line": messages})).equals(want)
-    with_nulls = rpcscan.scan(pa.array([None, messages[0]]))
+    assert rpcscan.read_log(pa.table({"line": messages})).equals(want)
+    with_nulls = rpcscan.read_log(pa.array([None, messages[0]]))
     assert with_nulls.column("line").to_pylist() == [2]
     assert with_nulls.column("kind").to_pylist() == [rpcscan.classify(messages[0])]
 
 
 def test_scan_arrow_from_polars_and_duckdb():
     messages = [m.decode() for m in sample_messages()]
-    want = rpcscan.scan("\n".join(messages).encode())
+    want = rpcscan.read_log("\n".join(messages).encode())
     pl = pytest.importorskip("polars")
     series = pl.Series("line", messages)
-    assert rpcscan.scan(series).equals(want)
+    assert rpcscan.read_log(series).equals(want)
     # A Polars expression over a column of lines: map_batches hands over the Arrow array.
     df = pl.DataFrame({"line": messages})
     kinds = df.select(
         pl.col("line").map_batches(
-            lambda s: pl.Series(rpcscan.scan(s).column("kind").to_pylist()),
+            lambda s: pl.Series(rpcscan.read_log(s).column("kind").to_pylist()),
             return_dtype=pl.String,
         )
     )
@@ -225,16 +248,16 @@ def test_scan_arrow_from_polars_and_duckdb():
     duckdb = pytest.importorskip("duckdb")
     lines = pa.table({"line": messages})  # noqa: F841 (read by name in the SQL)
     arrow = duckdb.sql("SELECT line FROM lines").arrow()
-    assert rpcscan.scan(arrow).equals(want)
+    assert rpcscan.read_log(arrow).equals(want)
 
 
 def test_scan_arrow_bad_layouts():
     with pytest.raises(TypeError):
-        rpcscan.scan(pa.array([1, 2, 3]))
+        rpcscan.read_log(pa.array([1, 2, 3]))
     with pytest.raises(TypeError):
-        rpcscan.scan(pa.table({"a": ["x"], "b": ["y"]}))
+        rpcscan.read_log(pa.table({"a": ["x"], "b": ["y"]}))
     with pytest.raises(ValueError):
-        rpcscan.scan(pa.array(["{}"]), framing="sse")
+        rpcscan.read_log(pa.array(["{}"]), framing="sse")
 
 
 def test_without_pyarrow():
@@ -242,7 +265,7 @@ def test_without_pyarrow():
     code = (
         "import sys; sys.modules['pyarrow'] = None\n"
         "import rpcscan\n"
-        "t = rpcscan.scan(sys.argv[1])\n"
+        "t = rpcscan.read_log(sys.argv[1])\n"
         "assert type(t).__name__ == 'Table', type(t)\n"
         "import polars\n"
         "print(polars.DataFrame(t).height)\n"
@@ -263,10 +286,10 @@ def test_scan_log_lines_equal_classify_json(cli, pairlog, wrapper):
     it = iter(args)
     for flag in it:
         options[flag.lstrip("-").replace("-", "_")] = next(it)
-    table = rpcscan.scan(path, **options)
+    table = rpcscan.read_log(path, **options)
     assert_same(table, classify_json(cli, path, *args))
     assert table.num_rows == 24000
-    assert rpcscan.scan(path.read_bytes(), **options).equals(table)
+    assert rpcscan.read_log(path.read_bytes(), **options).equals(table)
 
 
 def test_tool_name_column_matches_parse():
@@ -282,7 +305,7 @@ def test_tool_name_column_matches_parse():
         b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":[1]}',
         b'{"jsonrpc":"2.0","id":7,"result":{"name":"x","resultType":"complete"}}',
     ]
-    table = rpcscan.scan(b"\n".join(messages))
+    table = rpcscan.read_log(b"\n".join(messages))
     assert table.column("tool_name").to_pylist() == [rpcscan.parse(m).tool_name for m in messages]
     assert table.column("tool_name").to_pylist()[:2] == ["echo", "echo"]
     assert table.column("kind").type == pa.dictionary(pa.int8(), pa.string())
@@ -293,7 +316,7 @@ import sys, rpcscan
 path, mmap = sys.argv[1], sys.argv[2] == "1"
 print("start", flush=True)
 try:
-    t = rpcscan.scan(path, mmap=mmap)
+    t = rpcscan.read_log(path, mmap=mmap)
     print("rows", t.num_rows, flush=True)
 except OSError as e:
     print("oserror", e, flush=True)
@@ -351,3 +374,122 @@ def test_a_gzip_file_reads_like_the_plain_one(tmp_path):
     assert unpacked.num_rows == plain.num_rows > 0
     for name in COLUMNS:
         assert unpacked.column(name).to_pylist() == plain.column(name).to_pylist(), name
+
+
+def many_blocks(tmp_path):
+    """Sample traffic repeated past 3 MB (several blocks of the parallel scan), as a file."""
+    data = SAMPLE.read_bytes()
+    path = tmp_path / "blocks.ndjson"
+    path.write_bytes(data * ((3 << 20) // len(data) + 1))
+    return path
+
+
+def test_every_buffer_is_scanned_in_place_like_the_file(tmp_path):
+    """Any object with the buffer protocol gives the file's table, cut into the same
+    blocks (the same chunks): the parallel road of a file, not a pipe's."""
+    path = many_blocks(tmp_path)
+    want = rpcscan.read_log(path)
+    assert want.column("kind").num_chunks > 1
+    data = path.read_bytes()
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        anonymous = mmap.mmap(-1, len(data))
+        anonymous.write(data)
+        for source in (
+            data,
+            bytearray(data),
+            memoryview(data),
+            memoryview(bytearray(data)),
+            memoryview(bytearray(data)).toreadonly(),
+            mapped,
+            anonymous,
+            array.array("B", data),
+        ):
+            got = rpcscan.read_log(source)
+            assert got.equals(want), type(source)
+            assert got.column("kind").num_chunks == want.column("kind").num_chunks
+            table, summary = rpcscan.pair(source)
+            assert summary["pairs"] > 0
+        anonymous.close()
+    # The export is released when the scan returns: the bytearray can grow again.
+    grown = bytearray(data[:1000])
+    rpcscan.read_log(grown)
+    grown.extend(b"\n")
+    # A memoryview slice is read where it lies.
+    view = memoryview(data)[: data.index(b"\n") + 1]
+    assert rpcscan.read_log(view).num_rows == 1
+
+
+def test_a_buffer_is_not_copied(tmp_path):
+    """Peak memory while scanning 64 MB of bytes stays well under a second copy of them
+    (in a fresh interpreter, so other tests' allocations do not count)."""
+    path = many_blocks(tmp_path)
+    big = tmp_path / "64mb.ndjson"
+    data = path.read_bytes()
+    big.write_bytes(data * ((64 << 20) // len(data) + 1))
+    script = f"""
+import resource, rpcscan
+data = open({str(big)!r}, "rb").read()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rpcscan.read_log(memoryview(data)[:1000])  # the pool and the module warmed up
+table = rpcscan.read_log(data)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(grown * 1024, len(data), table.nbytes)
+"""
+    out = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True)
+    grown, size, table_bytes = map(int, out.stdout.split())
+    # The table itself is held; a copy of the input would add `size` on top of it.
+    assert grown < table_bytes + size // 2, (grown, size, table_bytes)
+
+
+def test_non_contiguous_buffers_are_refused_clearly():
+    data = b'{"jsonrpc":"2.0","id":1,"method":"m"}\n' * 4
+    strided = memoryview(data)[::2]
+    for call in (rpcscan.read_log, rpcscan.classify, rpcscan.parse, rpcscan.pair):
+        with pytest.raises(TypeError, match="not contiguous"):
+            call(strided)
+    with pytest.raises(TypeError, match="buffer protocol"):
+        rpcscan.classify(3.5)
+
+
+def test_notes_are_warnings_not_stderr(capfd):
+    binary = b"\x00\x01garbage\n" + b'{"jsonrpc":"2.0","id":1,"method":"m"}\n'
+    for source in (binary, bytearray(binary), iter([binary])):
+        with pytest.warns(rpcscan.ScanWarning, match="looks binary"):
+            table = rpcscan.read_log(source)
+        assert table.column("kind").to_pylist() == ["invalid", "request"]
+        with pytest.warns(rpcscan.ScanWarning, match="looks binary"):
+            rpcscan.pair(source if not isinstance(source, type(iter([]))) else [binary])
+    # Content-Length framing: a streamed road, the same note.
+    with pytest.warns(rpcscan.ScanWarning, match="looks binary"):
+        rpcscan.read_log(b"Content-Length: 3\r\n\r\n\x00{}", framing="content-length")
+    assert capfd.readouterr().err == ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rpcscan.ScanWarning)
+        with pytest.raises(rpcscan.ScanWarning):
+            rpcscan.read_log(binary)
+
+
+def test_scan_is_a_deprecated_alias_of_read_log():
+    data = SAMPLE.read_bytes()
+    with pytest.warns(DeprecationWarning, match="read_log"):
+        table = rpcscan.scan(data, mode="envelope")
+    assert table.equals(rpcscan.read_log(data, mode="envelope"))
+
+
+def test_error_codes_beyond_int64_are_kept_exactly(cli, tmp_path):
+    codes = ["-32601", "99999999999999999999", "-9223372036854775808", "9223372036854775808", "-0", "7" * 5000]
+    lines = [f'{{"jsonrpc":"2.0","id":{i},"error":{{"code":{c},"message":"m"}}}}' for i, c in enumerate(codes)]
+    path = tmp_path / "codes.ndjson"
+    path.write_text("\n".join(lines) + "\n")
+    table = rpcscan.read_log(path)
+    assert table.column("error_code_text").to_pylist() == codes
+    fits = [int(c) if len(c) < 30 and -(2**63) <= int(c) < 2**63 else None for c in codes]
+    assert table.column("error_code").to_pylist() == fits
+    # `classify --json` prints each code verbatim: the same text.
+    out = subprocess.run([cli, "classify", "--json", str(path)], check=True, capture_output=True).stdout
+    for line, code in zip(out.splitlines(), codes):
+        assert f'"error_code":{code},'.encode() in line or f'"error_code":{code}}}'.encode() in line
+    # pair's table keeps it too.
+    requests = "".join(f'{{"jsonrpc":"2.0","id":{i},"method":"m"}}\n' for i in range(len(codes)))
+    events, _ = rpcscan.pair(requests.encode() + path.read_bytes())
+    assert events.column("error_code_text").to_pylist() == codes

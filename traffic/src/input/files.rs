@@ -225,7 +225,7 @@ pub(super) fn first_time(path: &Path, settings: &Settings) -> Option<Duration> {
     };
     let mut head = Vec::with_capacity(TIME_PROBE);
     reader.take(TIME_PROBE as u64).read_to_end(&mut head).ok()?;
-    let source = std::sync::Arc::new(Source::new(String::new()));
+    let source = std::sync::Arc::new(Source::new(String::new(), super::Notes::collect()));
     let source = source.with_extraction(settings, &head);
     let extract = source.extract.as_deref()?;
     let mut scratch = extract.scratch();

@@ -162,7 +162,7 @@ mod tests {
     /// `data` read `chunk` bytes at a time after `sniffed` bytes were already read, cut
     /// into blocks, and every block scanned: the items, and the blocks' read buffers.
     fn stream(data: &[u8], sniffed: usize, chunk: usize, max: usize) -> (Vec<Seen>, Vec<Vec<u8>>) {
-        let source = Arc::new(Source::new("test".to_owned()));
+        let source = Arc::new(Source::new("test".to_owned(), crate::input::Notes::default()));
         let (first, rest) = data.split_at(sniffed);
         let reader = Chunked { data: rest.to_vec(), pos: 0, chunk };
         let (blocks, read, error) = produce_here(data.len() + 2, |p| {

@@ -6,22 +6,35 @@ use memmap2::Mmap;
 
 use super::lines::newlines;
 use super::pipeline::{Block, Data, Producer, ReadError};
-use super::Source;
+use super::{Buffer, Source};
 
 /// Target size of one block of a mapped file (extended to the next newline).
 const RANGE: usize = 1024 * 1024;
 
-/// A memory-mapped NDJSON input.
+/// A memory-mapped NDJSON input, or NDJSON bytes already in memory: cut into blocks and
+/// scanned where it lies.
 pub(super) struct Mapped {
     pub(super) source: Arc<Source>,
-    pub(super) map: Mmap,
+    pub(super) map: Memory,
     /// Where our data starts in the map (stdin may be positioned past 0).
     pub(super) start: usize,
 }
 
+/// The bytes of a [`Mapped`] input.
+pub(super) enum Memory {
+    /// A file's map.
+    Map(Mmap),
+    /// An [`Input::Bytes`](super::Input::Bytes) buffer.
+    Bytes(Buffer),
+}
+
 impl Mapped {
     pub(super) fn data(&self) -> &[u8] {
-        self.map.get(self.start..).unwrap_or_default()
+        let all = match &self.map {
+            Memory::Map(map) => &map[..],
+            Memory::Bytes(bytes) => bytes.as_ref(),
+        };
+        all.get(self.start..).unwrap_or_default()
     }
 }
 

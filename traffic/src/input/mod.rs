@@ -62,7 +62,7 @@ pub use self::files::{expand, DEFAULT_GLOBS};
 use self::lines::produce_lines;
 use self::mapped::{produce_ranges, Mapped};
 use self::open::{open, Opened};
-pub use self::output::{warn, Output, Stop};
+pub use self::output::{warn, Notes, Output, Stop};
 use self::pipeline::pipeline;
 use self::positioned::{produce_positioned, Positioned};
 use self::progress::Progress;
@@ -89,6 +89,8 @@ pub struct Settings {
     /// Messages inside log lines (`--line-format`, `--json-field`); `None`: bare messages,
     /// or a proxy log recognised by its first line.
     pub extract: Option<Arc<Extract>>,
+    /// Where notes go (binary-looking input, read errors): stderr by default.
+    pub notes: Notes,
 }
 
 /// One input operand: a path, or `-` / nothing for stdin.
@@ -98,8 +100,10 @@ pub enum Input {
     Stdin,
     /// A file (or a FIFO, a device...).
     Path(PathBuf),
-    /// Bytes already in memory (the Python package's `scan(bytes)`), read like a pipe.
-    Bytes(Arc<[u8]>),
+    /// Bytes already in memory (the Python package's `scan(bytes)`): NDJSON is cut into
+    /// blocks and scanned in parallel where it lies, as a mapped file is; other framings
+    /// are read like a pipe.
+    Bytes(Buffer),
     /// A file followed as it grows and across rotation, like `tail -F`, until Ctrl-C
     /// ([`interrupt::interrupt`]): read from its start, then as it is written.
     Follow(PathBuf),
@@ -111,6 +115,31 @@ pub enum Input {
         /// What is wrong with it.
         error: String,
     },
+}
+
+/// Bytes in memory, shared and never copied: anything that derefs to `[u8]` (an
+/// `Arc<[u8]>`, a `Vec<u8>`, a buffer borrowed from another runtime). The bytes must not
+/// change while a run reads them.
+#[derive(Clone)]
+pub struct Buffer(Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl Buffer {
+    /// Wraps `bytes`.
+    pub fn new(bytes: impl AsRef<[u8]> + Send + Sync + 'static) -> Buffer {
+        Buffer(Arc::new(bytes))
+    }
+}
+
+impl AsRef<[u8]> for Buffer {
+    fn as_ref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Buffer({} bytes)", self.as_ref().len())
+    }
 }
 
 impl Input {
@@ -152,13 +181,15 @@ pub struct Source {
     /// has its own, numbered from 1; 0 when the run reads one log (`pair` keeps each log's
     /// ids apart).
     pub stream: u32,
+    /// Where its notes go (the run's [`Settings::notes`]).
+    pub notes: Notes,
 }
 
 impl Source {
-    fn new(name: String) -> Source {
+    fn new(name: String, notes: Notes) -> Source {
         let mut json_name = Vec::with_capacity(name.len() + 2);
         crate::json::write_str(&mut json_name, &name);
-        Source { name, json_name, extract: None, index: 0, stream: 0 }
+        Source { name, json_name, extract: None, index: 0, stream: 0, notes }
     }
 
     /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
@@ -176,6 +207,7 @@ impl Source {
             extract: Some(extract),
             index: self.index,
             stream: self.stream,
+            notes: self.notes.clone(),
         })
     }
 }
@@ -361,7 +393,7 @@ pub fn run<C: Command>(
         let opened = match open(input, (index, stream), ahead.take(index as usize), settings) {
             Ok(opened) => opened,
             Err(e) => {
-                warn(format_args!("{}: {e}", input.name()));
+                settings.notes.note(format_args!("{}: {e}", input.name()));
                 run.failed = true;
                 continue;
             }
@@ -394,7 +426,11 @@ pub fn run<C: Command>(
             None => match sniff(&mut reader, &mut first) {
                 Ok(()) => Framing::detect(&first),
                 Err(e) => {
-                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
+                    source.notes.note(format_args!(
+                        "{}: read error at byte {}: {e}",
+                        source.name,
+                        first.len()
+                    ));
                     run.failed = true;
                     continue;
                 }
@@ -404,7 +440,11 @@ pub fn run<C: Command>(
             if settings.extract.is_none() {
                 // A proxy log is told by its whole first line.
                 if let Err(e) = sniff_line(&mut reader, &mut first) {
-                    warn(format_args!("{}: read error at byte {}: {e}", source.name, first.len()));
+                    source.notes.note(format_args!(
+                        "{}: read error at byte {}: {e}",
+                        source.name,
+                        first.len()
+                    ));
                     run.failed = true;
                     continue;
                 }
@@ -433,7 +473,9 @@ pub fn run<C: Command>(
             Ok(()) => {}
             Err(StreamError::Stop(stop)) => return Err(stop),
             Err(StreamError::Read { at, error }) => {
-                warn(format_args!("{}: read error at byte {at}: {error}", source.name));
+                source
+                    .notes
+                    .note(format_args!("{}: read error at byte {at}: {error}", source.name));
                 run.failed = true;
             }
         }
@@ -531,11 +573,57 @@ mod testing {
             max_message_size: max,
             mmap: false,
             extract: None,
+            notes: super::Notes::default(),
         }
     }
 
     /// `Seen` from a table row.
     pub(super) fn seen(row: &(u64, u64, &str, &str)) -> Seen {
         (row.0, row.1, row.2.to_owned(), row.3.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{settings, Record};
+    use super::{run, Buffer, Input, Notes, Output, Settings};
+
+    fn items(settings: &Settings, input: Input) -> Vec<super::testing::Seen> {
+        run(&Record, settings, &[input], &mut Output::discard()).expect("no output").tally
+    }
+
+    /// NDJSON bytes in memory go down the mapped road (several blocks, in parallel) and
+    /// give the items a file streamed through the pipe road gives.
+    #[test]
+    fn bytes_in_place_equal_a_streamed_file() {
+        let mut data = Vec::new();
+        let mut i = 0u64;
+        while data.len() < 3 << 20 {
+            data.extend_from_slice(
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"m\"}}\n[]\n\n").as_bytes(),
+            );
+            i += 1;
+        }
+        let path =
+            std::env::temp_dir().join(format!("rpcscan-bytes-{}.ndjson", std::process::id()));
+        std::fs::write(&path, &data).expect("temp file");
+        let streamed = items(&settings(1 << 20), Input::Path(path.clone()));
+        let _ = std::fs::remove_file(&path);
+        let in_place = items(&settings(1 << 20), Input::Bytes(Buffer::new(data)));
+        assert_eq!(in_place.len(), streamed.len());
+        assert!(in_place == streamed);
+    }
+
+    /// Kept notes are the caller's: a binary-looking input's note is collected.
+    #[test]
+    fn notes_are_collected() {
+        let notes = Notes::collect();
+        let settings = Settings { notes: notes.clone(), ..settings(1 << 20) };
+        let data = b"\x00\x01\n{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n".to_vec();
+        let seen = items(&settings, Input::Bytes(Buffer::new(data)));
+        assert_eq!(seen.len(), 2);
+        let kept = notes.take();
+        assert_eq!(kept, ["<bytes>: looks binary (a NUL byte at byte 0); scanning it anyway"]);
+        assert!(notes.take().is_empty());
     }
 }

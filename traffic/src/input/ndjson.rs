@@ -187,7 +187,7 @@ mod tests {
 
     /// Every message of `data` scanned as one block, with `max` as the size limit.
     fn scan(data: &str, max: usize) -> Vec<Seen> {
-        let source = Source::new("test".to_owned());
+        let source = Source::new("test".to_owned(), crate::input::Notes::default());
         let (mut out, mut tally) = (Vec::new(), Vec::new());
         let end = scan_ndjson(
             &Record,
@@ -207,7 +207,7 @@ mod tests {
 
     /// Every record of `data` scanned as one block with `extract`, at offset 100, line 1.
     fn scan_records(data: &[u8], extract: Extract, max: usize) -> Vec<Seen> {
-        let mut source = Source::new("test".to_owned());
+        let mut source = Source::new("test".to_owned(), crate::input::Notes::default());
         source.extract = Some(std::sync::Arc::new(extract));
         let (mut out, mut tally) = (Vec::new(), Vec::new());
         let end = scan_ndjson(&Record, &settings(max), &source, data, 100, 1, &mut out, &mut tally);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use memmap2::Mmap;
 use rpcscan::frame::Framing;
 
-use super::mapped::Mapped;
+use super::mapped::{Mapped, Memory};
 use super::positioned::{head, Positioned};
 use super::sniff::{warn_if_binary, Probe, BINARY_PROBE, SNIFF};
 use super::{Input, Settings, Source};
@@ -31,14 +31,29 @@ pub(super) fn open(
     decoded: Option<Box<dyn Read + Send>>,
     settings: &Settings,
 ) -> io::Result<Opened> {
-    let source = Arc::new(Source { index, stream: log, ..Source::new(input.name()) });
+    let source =
+        Arc::new(Source { index, stream: log, ..Source::new(input.name(), settings.notes.clone()) });
     if let Some(reader) = decoded {
         return Ok(stream(source, reader, settings.framing));
     }
     let file = match input {
         Input::Bytes(bytes) => {
-            let bytes = io::Cursor::new(Arc::clone(bytes));
-            return Ok(stream(source, bytes, settings.framing));
+            let data = bytes.as_ref();
+            let framing = settings
+                .framing
+                .unwrap_or_else(|| Framing::detect(data.get(..SNIFF).unwrap_or(data)));
+            if framing != Framing::Ndjson {
+                return Ok(stream(source, io::Cursor::new(bytes.clone()), Some(framing)));
+            }
+            // Scanned in place, in parallel, as a mapped file is.
+            warn_if_binary(&source, 0, data.get(..BINARY_PROBE).unwrap_or(data));
+            let first = data.get(..super::sniff::FIRST_LINE).unwrap_or(data);
+            let source = source.with_extraction(settings, first);
+            return Ok(Opened::Mapped(Mapped {
+                source,
+                map: Memory::Bytes(bytes.clone()),
+                start: 0,
+            }));
         }
         Input::Path(path) => Some(File::open(path)?),
         Input::Error { error, .. } => return Err(io::Error::other(error.clone())),
@@ -78,7 +93,7 @@ pub(super) fn open(
         let _ = map.advise(memmap2::Advice::Sequential);
         let first = data.get(..super::sniff::FIRST_LINE).unwrap_or(data);
         let source = source.with_extraction(settings, first);
-        return Ok(Opened::Mapped(Mapped { source, map, start }));
+        return Ok(Opened::Mapped(Mapped { source, map: Memory::Map(map), start }));
     }
     // Other framings go through their decoder: stream the file from where we started.
     drop(map);

@@ -1,6 +1,8 @@
-//! Where a run writes: buffered stdout, `rpcscan:` notes on stderr, and why a run stops.
+//! Where a run writes: buffered stdout, `rpcscan:` notes on stderr (or kept: [`Notes`]), and
+//! why a run stops.
 
 use std::io::{self, BufWriter, Write};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Why a run stopped early.
 #[derive(Debug)]
@@ -54,4 +56,40 @@ impl Output {
 /// Prints `rpcscan: <what>` on stderr, ignoring a closed stderr.
 pub fn warn(what: std::fmt::Arguments<'_>) {
     let _ = writeln!(io::stderr().lock(), "rpcscan: {what}");
+}
+
+/// Where a run's notes go (an input that looks binary, a read error): stderr as
+/// `rpcscan: <note>` ([`Notes::stderr`], the default), or kept for the caller to show its
+/// own way ([`Notes::collect`]: the Python package turns them into `warnings`).
+#[derive(Clone, Debug, Default)]
+pub struct Notes(Option<Arc<Mutex<Vec<String>>>>);
+
+impl Notes {
+    /// Notes printed on stderr.
+    pub fn stderr() -> Notes {
+        Notes(None)
+    }
+
+    /// Notes kept, for [`Notes::take`].
+    pub fn collect() -> Notes {
+        Notes(Some(Arc::default()))
+    }
+
+    /// Notes one thing.
+    pub fn note(&self, what: std::fmt::Arguments<'_>) {
+        match &self.0 {
+            None => warn(what),
+            Some(kept) => {
+                kept.lock().unwrap_or_else(PoisonError::into_inner).push(what.to_string())
+            }
+        }
+    }
+
+    /// The notes kept so far, in order (none for [`Notes::stderr`]); they are forgotten.
+    pub fn take(&self) -> Vec<String> {
+        match &self.0 {
+            None => Vec::new(),
+            Some(kept) => std::mem::take(&mut *kept.lock().unwrap_or_else(PoisonError::into_inner)),
+        }
+    }
 }

@@ -14,7 +14,7 @@ use super::mapped::Mapped;
 use super::ndjson::scan_ndjson;
 use super::positioned::Positioned;
 use super::progress::Progress;
-use super::{interrupt, warn, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
+use super::{interrupt, Command, Item, Output, Run, Settings, Source, Stop, Verdict};
 
 /// Blocks in flight per worker thread: enough to keep every worker busy while the writer
 /// waits for the oldest.
@@ -328,7 +328,9 @@ where
         return Err(stop);
     }
     if let Some(e) = read_error {
-        warn(format_args!("{}: read error at byte {}: {}", e.source.name, e.at, e.error));
+        e.source
+            .notes
+            .note(format_args!("{}: read error at byte {}: {}", e.source.name, e.at, e.error));
         run.failed = true;
     }
     Ok(())

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::lines::newlines;
 use super::pipeline::{Block, Data, Producer, ReadError};
-use super::{warn, Source};
+use super::Source;
 
 /// Target size of one block (extended to the next newline), as for a mapped file.
 const RANGE: usize = 1024 * 1024;
@@ -51,7 +51,7 @@ impl Positioned {
     /// Says once that the file ends at `at` (input offset) instead of where it did.
     fn note_shrank(&self, at: u64) {
         if !self.shrank.swap(true, Ordering::Relaxed) {
-            warn(format_args!(
+            self.source.notes.note(format_args!(
                 "{}: the file shrank while it was read (truncated or rewritten?): read up to \
                  byte {at} of {}",
                 self.source.name,
@@ -63,7 +63,8 @@ impl Positioned {
     /// A worker's read error: said on stderr, the block left empty, the run failed.
     pub(super) fn read_error(&self, at: u64, error: &io::Error) {
         self.shrank.store(true, Ordering::Relaxed);
-        warn(format_args!("{}: read error at byte {at}: {error}", self.source.name));
+        let name = &self.source.name;
+        self.source.notes.note(format_args!("{name}: read error at byte {at}: {error}"));
     }
 
     /// Reads the block `[from, to)` (input offsets) into `buf` (cleared first). A block
@@ -225,7 +226,7 @@ mod tests {
         let path = dir.join(format!("rpcscan-positioned-{}-{}", std::process::id(), data.len()));
         File::create(&path).unwrap().write_all(data).unwrap();
         let file = File::open(&path).unwrap();
-        let source = Arc::new(Source::new("test".to_owned()));
+        let source = Arc::new(Source::new("test".to_owned(), crate::input::Notes::default()));
         (Arc::new(Positioned::new(source, file, 0, data.len() as u64)), path)
     }
 

@@ -5,7 +5,7 @@ use std::io::{self, Read};
 use std::sync::Arc;
 
 use super::open::read_more;
-use super::{warn, Source};
+use super::Source;
 
 /// Bytes read before `--framing auto` decides, unless a newline or the end comes first.
 pub(super) const SNIFF: usize = 64;
@@ -49,7 +49,7 @@ pub(super) fn warn_if_binary(source: &Source, at: usize, first: &[u8]) -> bool {
     let Some(i) = memchr::memchr(0, first) else {
         return false;
     };
-    warn(format_args!(
+    source.notes.note(format_args!(
         "{}: looks binary (a NUL byte at byte {}); scanning it anyway",
         source.name,
         at + i
