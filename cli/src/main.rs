@@ -5,7 +5,7 @@
 //! | `main.rs` | the command line (clap), the exit codes |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
 //! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
-//! | `gateway.rs` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
+//! | `gateway/` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
 //! | `ctrl_c.rs` | Ctrl-C as the end of the input (`pair`) |
 //!
 //! Everything between the library's scanner and these subcommands is the engine crate
