@@ -156,7 +156,7 @@ after the report; a second Ctrl-C exits at once).")]
     Proxy(proxy::ProxyArgs),
     /// Put a checking, logging gateway in front of an MCP Streamable HTTP server.
     #[command(after_help = gateway::AFTER_HELP)]
-    Gateway(gateway::GatewayArgs),
+    Gateway(Box<gateway::GatewayArgs>),
 }
 
 /// Options every subcommand takes, listed under their own heading in `--help`.
@@ -477,6 +477,6 @@ fn main() -> ExitCode {
         }
         Cmd::Pair(args) => pair::main(args, &mut out),
         Cmd::Proxy(args) => proxy::run(args),
-        Cmd::Gateway(args) => gateway::run(args),
+        Cmd::Gateway(args) => gateway::run(*args),
     }
 }

@@ -22,12 +22,15 @@ use clap::Args;
 use rpcscan_tower::{gateway, McpLayer, PrometheusObserver};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::watch;
 use tower_layer::Layer;
 
-use crate::log;
-use crate::policy::Policy;
+use crate::log::{self, Log};
 
+mod config;
+mod conn;
 mod record;
+use config::Settings;
 use record::{Globs, Metrics, Record};
 
 pub const AFTER_HELP: &str = "\
@@ -41,25 +44,45 @@ Policy: the flags of `rpcscan proxy` (globs, a deny wins, protocol methods alway
 compared on decoded names. A denied request is answered -32601 (method) or -32602 (tool)
 with HTTP 200; a denied notification gets HTTP 400.
 
-The listen addresses must be loopback unless --allow-remote: the gateway adds no TLS and
-no authentication.
+Connections: a client that does not send its header block within --header-timeout gets 408
+and is closed (HTTP/1.1); a connection with nothing in flight and nothing received for
+--idle-timeout is closed; past --max-connections, or --max-connections-per-client from one
+IP address, a new connection gets 503 and is closed (over TLS: closed). All are counted on
+/metrics (rpcscan_connections_*). The soft limit on open files is raised to the hard one.
+
+--config FILE: a TOML file with any of the flags under their own names (deny-tool =
+[\"exec*\"], header-timeout = \"10s\", max-body-size = \"4MiB\"); flags given on the command
+line win (a list flag replaces the file's list). Paths in it are relative to its folder.
+
+Signals: SIGTERM or SIGINT stops accepting, lets requests in flight and open SSE streams
+finish for up to --drain, closes the rest and exits 0. SIGHUP reads --config again and
+applies the policy, origins, sizes, timeouts, connection caps and the TLS certificate
+without dropping a connection (the listen, upstream, log and metrics addresses need a
+restart).
+
+The listen addresses must be loopback unless --allow-remote: the gateway adds no
+authentication, and without --tls-cert/--tls-key no TLS.
 
 Examples:
   rpcscan gateway --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3001/mcp
   rpcscan gateway --listen 127.0.0.1:8080 --upstream http://127.0.0.1:3001/mcp \\
       --deny-tool 'exec*' --log mcp.ndjson --metrics 127.0.0.1:9090
+  rpcscan gateway --config /etc/rpcscan/gateway.toml --tls-cert cert.pem --tls-key key.pem
 
 It runs until SIGINT or SIGTERM (exit 0); 2 if it cannot start.";
 
-/// `rpcscan gateway` options.
+/// `rpcscan gateway` options. Each has a key of the same name in the `--config` file.
 #[derive(Args, Debug)]
 pub struct GatewayArgs {
-    /// Address to serve MCP on (IP:PORT; port 0 picks one, printed on stderr).
+    /// Read the flags from this TOML file (flags given here win); SIGHUP reads it again.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Address to serve MCP on (IP:PORT; port 0 picks one, printed on stderr). Required.
     #[arg(long, value_name = "ADDR")]
-    listen: SocketAddr,
-    /// The upstream Streamable HTTP server (`http://HOST:PORT/PATH`).
+    listen: Option<SocketAddr>,
+    /// The upstream Streamable HTTP server (`http://HOST:PORT/PATH`). Required.
     #[arg(long, value_name = "URL")]
-    upstream: String,
+    upstream: Option<String>,
     /// Forward only client methods matching one of these globs (protocol methods always pass).
     #[arg(long, value_name = "GLOB")]
     allow_method: Vec<String>,
@@ -75,12 +98,35 @@ pub struct GatewayArgs {
     /// Accept only requests without `Origin` or with one of these (DNS rebinding).
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
-    /// Largest POST body; larger ones get 413. K, M, G are powers of 1024.
-    #[arg(long, value_name = "SIZE", default_value = "4MiB", value_parser = crate::parse_size)]
-    max_body_size: usize,
-    /// Time from a request's head to the upstream's answer head (0: none). `30s`, `500ms`.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = rpcscan_traffic::duration::parse_duration)]
-    request_timeout: Duration,
+    /// Largest POST body; larger ones get 413. K, M, G are powers of 1024. [default: 4MiB]
+    #[arg(long, value_name = "SIZE", value_parser = crate::parse_size)]
+    max_body_size: Option<usize>,
+    /// Time from a request's head to the upstream's answer head (0: none). [default: 30s]
+    #[arg(long, value_name = "DURATION", value_parser = rpcscan_traffic::duration::parse_duration)]
+    request_timeout: Option<Duration>,
+    /// Time to receive a request's header block, else 408 and close (0: none); it runs
+    /// too while a kept-alive HTTP/1.1 connection waits for its next request. [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = rpcscan_traffic::duration::parse_duration)]
+    header_timeout: Option<Duration>,
+    /// Close a connection with no request in flight and nothing received for this long
+    /// (0: never). [default: 60s]
+    #[arg(long, value_name = "DURATION", value_parser = rpcscan_traffic::duration::parse_duration)]
+    idle_timeout: Option<Duration>,
+    /// Connections open at once; more get 503 and are closed (0: no cap). [default: 1024]
+    #[arg(long, value_name = "N")]
+    max_connections: Option<usize>,
+    /// Connections open at once from one IP address; more get 503 (0: no cap). [default: 128]
+    #[arg(long, value_name = "N")]
+    max_connections_per_client: Option<usize>,
+    /// On SIGTERM, how long requests in flight and SSE streams may go on. [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = rpcscan_traffic::duration::parse_duration)]
+    drain: Option<Duration>,
+    /// Serve HTTPS with this PEM certificate chain (with --tls-key; HTTP/2 or HTTP/1.1 by ALPN).
+    #[arg(long, value_name = "FILE")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of --tls-cert.
+    #[arg(long, value_name = "FILE")]
+    tls_key: Option<PathBuf>,
     /// Write every message, answer and rejection to FILE, one JSON object per line.
     #[arg(long, value_name = "FILE")]
     log: Option<PathBuf>,
@@ -102,9 +148,38 @@ pub fn run(args: GatewayArgs) -> ExitCode {
         }
     };
     let code = runtime.block_on(serve(args));
-    // Connections still open would keep the runtime's drop waiting on their tasks.
+    // Connections still open after the drain would keep the runtime's drop waiting on
+    // their tasks.
     runtime.shutdown_background();
     ExitCode::from(code)
+}
+
+/// The service the gateway serves: the layer over the upstream.
+type Gateway = rpcscan_tower::McpService<gateway::Upstream>;
+
+/// The layer the settings describe (policy, origins, sizes, timeouts), observed by the
+/// counters and the log when they are on.
+fn layer(settings: &Settings, metrics: &Option<Arc<PrometheusObserver>>, log: &Log) -> McpLayer {
+    let policy = Arc::new(settings.policy.clone());
+    let mut layer = McpLayer::new()
+        .max_body_size(settings.max_body_size)
+        .request_timeout(Some(settings.request_timeout).filter(|t| !t.is_zero()));
+    if metrics.is_some() || log.on() {
+        let record =
+            Record { metrics: metrics.clone(), log: log.clone(), policy: Arc::clone(&policy) };
+        layer = layer.observer(record);
+    }
+    if !policy.is_open() {
+        layer = layer.policy(Globs(policy));
+    }
+    if !settings.allow_origin.is_empty() {
+        layer = layer.allow_origins(settings.allow_origin.clone());
+    }
+    layer
+}
+
+fn tls_of(settings: &Settings) -> Result<Option<tokio_rustls::TlsAcceptor>, String> {
+    settings.tls.as_ref().map(|(cert, key)| conn::tls_acceptor(cert, key)).transpose()
 }
 
 async fn serve(args: GatewayArgs) -> u8 {
@@ -112,79 +187,115 @@ async fn serve(args: GatewayArgs) -> u8 {
         eprintln!("rpcscan gateway: {what}: {e}");
         2
     };
-    for addr in std::iter::once(&args.listen).chain(&args.metrics) {
-        if !args.allow_remote && !addr.ip().is_loopback() {
+    let settings = match Settings::resolve(&args) {
+        Ok(settings) => settings,
+        Err(e) => return fail("settings", &e),
+    };
+    for addr in std::iter::once(&settings.listen).chain(&settings.metrics) {
+        if !settings.allow_remote && !addr.ip().is_loopback() {
             return fail("refusing a non-loopback address without --allow-remote", addr);
         }
     }
-    let upstream = match args.upstream.parse() {
+    let upstream = match settings.upstream.parse() {
         Ok(uri) => match gateway::Upstream::new(uri) {
             Ok(upstream) => upstream,
             Err(e) => return fail("--upstream", &e),
         },
         Err(e) => return fail("--upstream", &e),
     };
-    let (log, log_writer) = match log::open(args.log.as_deref()) {
+    let tls = match tls_of(&settings) {
+        Ok(tls) => tls,
+        Err(e) => return fail("TLS", &e),
+    };
+    let (log, log_writer) = match log::open(settings.log.as_deref()) {
         Ok(log) => log,
         Err(e) => return fail("--log", &e),
     };
-    let policy = Arc::new(Policy {
-        allow_methods: args.allow_method,
-        deny_methods: args.deny_method,
-        allow_tools: args.allow_tool,
-        deny_tools: args.deny_tool,
-    });
-    // Counting costs a lock per message: only when someone reads the counts.
-    let metrics = args.metrics.map(|_| Arc::new(PrometheusObserver::new()));
-    let mut layer = McpLayer::new()
-        .max_body_size(args.max_body_size)
-        .request_timeout(Some(args.request_timeout).filter(|t| !t.is_zero()));
-    if metrics.is_some() || log.on() {
-        layer =
-            layer.observer(Record { metrics: metrics.clone(), log, policy: Arc::clone(&policy) });
-    }
-    if !policy.is_open() {
-        layer = layer.policy(Globs(policy));
-    }
-    if !args.allow_origin.is_empty() {
-        layer = layer.allow_origins(args.allow_origin);
-    }
+    // Counting messages costs a lock per message: only when someone reads the counts.
+    let metrics = settings.metrics.map(|_| Arc::new(PrometheusObserver::new()));
+    let service: Gateway = layer(&settings, &metrics, &log).layer(upstream.clone());
+    let stats = Arc::new(conn::Stats::default());
+    let server = Arc::new(conn::Server::new(service, settings.limits, tls, Arc::clone(&stats)));
 
-    let listener = match TcpListener::bind(args.listen).await {
+    let files = conn::raise_fd_limit().unwrap_or(0);
+    let needed = 2 * settings.limits.max_connections as u64 + 64;
+    if files != 0 && settings.limits.max_connections != 0 && files < needed {
+        eprintln!(
+            "rpcscan gateway: warning: {files} open files allowed, --max-connections {} may \
+             need {needed}",
+            settings.limits.max_connections
+        );
+    }
+    let listener = match TcpListener::bind(settings.listen).await {
         Ok(listener) => listener,
-        Err(e) => return fail(&format!("cannot listen on {}", args.listen), &e),
+        Err(e) => return fail(&format!("cannot listen on {}", settings.listen), &e),
     };
-    let metrics_listener = match args.metrics {
+    let metrics_listener = match settings.metrics {
         Some(at) => match TcpListener::bind(at).await {
             Ok(listener) => Some(listener),
             Err(e) => return fail(&format!("cannot listen on {at}"), &e),
         },
         None => None,
     };
-    let (Ok(mut sigterm), Ok(mut sigint)) =
-        (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-    else {
-        return fail("signals", &"cannot catch SIGTERM and SIGINT");
+    let (Ok(mut sigterm), Ok(mut sigint), Ok(mut sighup)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
+    ) else {
+        return fail("signals", &"cannot catch SIGTERM, SIGINT and SIGHUP");
     };
     // Scripts and tests read the bound addresses (port 0) from these lines.
     if let Ok(at) = listener.local_addr() {
-        eprintln!("rpcscan gateway: listening on {at}, upstream {}", args.upstream);
+        let tls = if settings.tls.is_some() { " (TLS)" } else { "" };
+        eprintln!("rpcscan gateway: listening on {at}, upstream {}{tls}", settings.upstream);
     }
-    if let (Some(listener), Some(metrics)) = (metrics_listener, metrics) {
+    if let (Some(listener), Some(metrics)) = (metrics_listener, metrics.clone()) {
         if let Ok(at) = listener.local_addr() {
             eprintln!("rpcscan gateway: metrics on http://{at}/metrics");
         }
-        tokio::spawn(gateway::serve(listener, Metrics(metrics)));
+        tokio::spawn(gateway::serve(listener, Metrics(metrics, Arc::clone(&stats))));
     }
 
-    let code = tokio::select! {
-        result = gateway::serve(listener, layer.layer(upstream)) => match result {
-            Ok(()) => 0,
-            Err(e) => fail("accept", &e),
-        },
-        _ = sigterm.recv() => 0,
-        _ = sigint.recv() => 0,
+    let (stop, stopped) = watch::channel(false);
+    let mut accepting = tokio::spawn(Arc::clone(&server).serve(listener, stopped));
+    let mut current = settings;
+    let code = loop {
+        tokio::select! {
+            result = &mut accepting => break match result {
+                Ok(Ok(())) => 0,
+                Ok(Err(e)) => fail("accept", &e),
+                Err(e) => fail("accept", &e),
+            },
+            _ = sigterm.recv() => break 0,
+            _ = sigint.recv() => break 0,
+            _ = sighup.recv() => {
+                if args.config.is_none() {
+                    eprintln!("rpcscan gateway: SIGHUP: no --config to read");
+                    continue;
+                }
+                let reloaded = Settings::resolve(&args).and_then(|new| Ok((tls_of(&new)?, new)));
+                match reloaded {
+                    Ok((tls, new)) => {
+                        let fixed = current.fixed_changes(&new);
+                        if !fixed.is_empty() {
+                            eprintln!(
+                                "rpcscan gateway: SIGHUP: {} changed: kept until a restart",
+                                fixed.join(", ")
+                            );
+                        }
+                        let service = layer(&new, &metrics, &log).layer(upstream.clone());
+                        server.replace(service, new.limits, tls);
+                        eprintln!("rpcscan gateway: reloaded {}", args.config.as_deref().map_or_else(Default::default, |p| p.display().to_string()));
+                        current = Settings { listen: current.listen, upstream: current.upstream, log: current.log, metrics: current.metrics, allow_remote: current.allow_remote, tls: current.tls.clone().and(new.tls.clone()), ..new };
+                    }
+                    // A broken file leaves the gateway as it was.
+                    Err(e) => eprintln!("rpcscan gateway: SIGHUP: {e}; the settings are unchanged"),
+                }
+            }
+        }
     };
+    eprintln!("rpcscan gateway: stopping, draining for up to {:?}", current.drain);
+    server.drain(stop, current.drain).await;
     log_writer.finish();
     code
 }

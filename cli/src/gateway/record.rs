@@ -153,9 +153,10 @@ impl Observer for Record {
     }
 }
 
-/// `/metrics` on its own address: the Prometheus text; 404 elsewhere.
+/// `/metrics` on its own address: the Prometheus text (the layer's counters, then the
+/// connections'); 404 elsewhere.
 #[derive(Clone)]
-pub(super) struct Metrics(pub(super) Arc<PrometheusObserver>);
+pub(super) struct Metrics(pub(super) Arc<PrometheusObserver>, pub(super) Arc<super::conn::Stats>);
 
 impl Service<Request<Incoming>> for Metrics {
     type Response = Response<Full<Bytes>>;
@@ -168,7 +169,9 @@ impl Service<Request<Incoming>> for Metrics {
 
     fn call(&mut self, request: Request<Incoming>) -> Self::Future {
         let mut response = if request.uri().path() == "/metrics" {
-            let mut response = Response::new(Full::new(Bytes::from(self.0.render())));
+            let mut text = self.0.render();
+            self.1.render(&mut text);
+            let mut response = Response::new(Full::new(Bytes::from(text)));
             response.headers_mut().insert(
                 http::header::CONTENT_TYPE,
                 http::HeaderValue::from_static("text/plain; version=0.0.4"),
