@@ -57,7 +57,7 @@ enum Size {
 }
 
 /// The connection limits, read for each new connection (SIGHUP changes them for the
-/// connections accepted after it; the idle timeout applies to open ones too).
+/// connections accepted after it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// Time to receive a request's header block (HTTP/1.1; 0: none). Also bounds the TLS

@@ -90,7 +90,7 @@ pub fn tls_acceptor(cert: &std::path::Path, key: &std::path::Path) -> Result<Tls
     }
     let key = PrivateKeyDer::from_pem_file(key)
         .map_err(|e| format!("--tls-key {}: {e}", key.display()))?;
-    // ring builds in seconds where aws-lc-rs needs cmake and a C toolchain; rustls
+    // ring keeps the build light (aws-lc-rs is not otherwise in the tree); rustls
     // 0.23.48 deprecates ring's provider for lacking post-quantum key exchange (X25519
     // and the NIST curves remain).
     #[allow(deprecated)]
@@ -144,8 +144,8 @@ where
     }
 
     /// Replaces the service (for the next requests of every connection), the limits (for
-    /// the next connections; the idle timeout for all) and the TLS acceptor (for the next
-    /// handshakes; `None` keeps the current one).
+    /// the next connections) and the TLS acceptor (for the next handshakes; `None` keeps
+    /// the current one).
     pub fn replace(&self, service: S, limits: Limits, tls: Option<TlsAcceptor>) {
         *self.service.write().unwrap_or_else(|e| e.into_inner()) = service;
         *self.limits.write().unwrap_or_else(|e| e.into_inner()) = limits;
@@ -267,7 +267,7 @@ where
             .header_read_timeout(Some(limits.header_timeout).filter(|t| !t.is_zero()));
         let Some(acceptor) = tls else {
             let conn = http1.serve_connection(TokioIo::new(io), service);
-            let result = self.drive(conn, &activity, stop).await;
+            let result = self.drive(conn, &activity, limits.idle_timeout, stop).await;
             if result.is_err_and(|e| e.is_timeout()) {
                 self.stats.header_timeouts.fetch_add(1, Relaxed);
                 let _ = stream.try_write(&request_timeout());
@@ -291,10 +291,14 @@ where
             let mut http2 = hyper::server::conn::http2::Builder::new(TokioExecutor::new());
             http2.timer(TokioTimer::new());
             let conn = http2.serve_connection(TokioIo::new(tls), service);
-            let _ = self.drive(conn, &activity, stop).await;
+            let _ = self.drive(conn, &activity, limits.idle_timeout, stop).await;
         } else {
             let conn = http1.serve_connection(TokioIo::new(tls), service);
-            if self.drive(conn, &activity, stop).await.is_err_and(|e| e.is_timeout()) {
+            if self
+                .drive(conn, &activity, limits.idle_timeout, stop)
+                .await
+                .is_err_and(|e| e.is_timeout())
+            {
                 self.stats.header_timeouts.fetch_add(1, Relaxed);
             }
         }
@@ -306,6 +310,7 @@ where
         &self,
         conn: C,
         activity: &Activity,
+        idle_timeout: Duration,
         mut stop: watch::Receiver<bool>,
     ) -> hyper::Result<()>
     where
@@ -318,7 +323,6 @@ where
                 conn.as_mut().graceful();
                 closing = true;
             }
-            let idle_timeout = self.limits().idle_timeout;
             let idle_check = !closing && !idle_timeout.is_zero();
             let idle_at = activity.last() + idle_timeout;
             tokio::select! {

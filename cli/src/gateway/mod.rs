@@ -1,6 +1,6 @@
 //! `rpcscan gateway --listen ADDR --upstream URL`: an MCP Streamable HTTP gateway in front
-//! of one upstream server. A thin wrapper over `rpcscan_tower::gateway` (hyper on both
-//! sides, the `McpLayer` in front): POST, GET (server streams) and DELETE pass with their
+//! of one upstream server: the `McpLayer` over `rpcscan_tower::gateway::Upstream`, served
+//! by `conn` (connection caps and timeouts, TLS, graceful shutdown; hyper): POST, GET (server streams) and DELETE pass with their
 //! session headers; every POSTed message is scanned once and checked (size, validity,
 //! `Mcp-*` headers, duplicate routing keys, the policy flags of `rpcscan proxy`), and the
 //! answers are checked (JSON) or observed as they stream (SSE).
@@ -10,7 +10,8 @@
 //! verbatim (each message of an SSE answer on its own; the gateway's own answers with
 //! `"origin":"gateway"`, an upstream's error answer with its `status` and `request_id`),
 //! and `proxy` for each rejection. `--metrics ADDR` serves the Prometheus text on
-//! `/metrics`.
+//! `/metrics`. `config`: `--config FILE`, every flag in TOML, read again on SIGHUP.
+//! docs/gateway.md is the operator's account.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -35,9 +36,9 @@ use record::{Globs, Metrics, Record};
 
 pub const AFTER_HELP: &str = "\
 Each POST carries one JSON-RPC message: it is scanned once and checked before the upstream
-sees it (413 over --max-body-size, 400 with -32700/-32600 when invalid, 400 with -32020 when
-Mcp-Method / Mcp-Name / MCP-Protocol-Version disagree with the body, 400 for a duplicated
-params.name / uri / _meta). JSON answers must answer the request's id (else 502); SSE
+sees it (413 over --max-body-size; 400 with -32700 and id null when not JSON, -32600 when
+not a valid message, -32020 when Mcp-Method / Mcp-Name / MCP-Protocol-Version disagree with
+the body; 400 for a duplicated params.name / uri / _meta). JSON answers must answer the request's id (else 502); SSE
 answers pass event by event as they arrive. GET streams and DELETE pass untouched.
 
 Policy: the flags of `rpcscan proxy` (globs, a deny wins, protocol methods always pass),
@@ -49,6 +50,7 @@ and is closed (HTTP/1.1); a connection with nothing in flight and nothing receiv
 --idle-timeout is closed; past --max-connections, or --max-connections-per-client from one
 IP address, a new connection gets 503 and is closed (over TLS: closed). All are counted on
 /metrics (rpcscan_connections_*). The soft limit on open files is raised to the hard one.
+More in docs/gateway.md.
 
 --config FILE: a TOML file with any of the flags under their own names (deny-tool =
 [\"exec*\"], header-timeout = \"10s\", max-body-size = \"4MiB\"); flags given on the command
