@@ -8,7 +8,9 @@
 # (`rpcscan pair --unanswered` finds none missing). Then hostile input
 # through a gateway in front of a recording upstream (recorder.py): each is answered with
 # its documented status and body, the upstream never sees any of it, and the gateway stays
-# up. Installs what it needs (npm ci, the venv of run.sh); called by .ci/run.
+# up. Then TLS (a self-signed certificate made here), SIGHUP and SIGTERM mid-session, and
+# 1000 slow clients at once. Installs what it needs (npm ci, the venv of run.sh); called by
+# .ci/run.
 set -euo pipefail
 source "$(dirname "$0")/setup.sh"
 
@@ -158,6 +160,107 @@ kill -0 "$hostile_pid" 2>/dev/null || fail "the hostile-input gateway is gone"
 
 kill -TERM "$hostile_pid"
 wait "$hostile_pid" || fail "the hostile-input gateway exited $?"
+
+# TLS: a self-signed certificate made here, trusted by the clients through
+# NODE_EXTRA_CA_CERTS / SSL_CERT_FILE; both SDK clients run their session over HTTPS
+# (HTTP/1.1 by ALPN) and must end as they did directly; curl checks HTTP/2 by ALPN.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+  -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+  -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
+tgw=$(port)
+"$RPCSCAN" gateway --listen "127.0.0.1:$tgw" --upstream "http://127.0.0.1:$up/mcp" \
+  --tls-cert "$work/cert.pem" --tls-key "$work/key.pem" 2>"$work/tls.stderr" &
+tls_pid=$!
+pids+=($tls_pid)
+wait_port "$tgw"
+NODE_EXTRA_CA_CERTS=$work/cert.pem timeout 120 node http-client.mjs "https://localhost:$tgw/mcp" \
+  >"$work/ts-tls.json" || fail "ts over TLS: the client failed"
+SSL_CERT_FILE=$work/cert.pem timeout 120 "$py" http-client.py "https://localhost:$tgw/mcp" \
+  >"$work/py-tls.json" || fail "py over TLS: the client failed"
+for client in ts py; do
+  if diff -u "$work/$client-direct.json" "$work/$client-tls.json"; then
+    echo "$client: same transcript through the gateway over TLS"
+  else
+    fail "$client: transcripts differ over TLS"
+  fi
+done
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}'
+for version in 2 1.1; do
+  got=$(curl -s --cacert "$work/cert.pem" "--http$version" -o /dev/null -w '%{http_code} %{http_version}' \
+    "${json[@]}" -d "$init" "https://localhost:$tgw/mcp")
+  [ "$got" = "200 $version" ] && echo "TLS: initialize over HTTP/$version" || fail "TLS HTTP/$version: got $got"
+done
+# Not trusted, no answer: a client without the certificate fails its handshake.
+curl -s -o /dev/null "${json[@]}" -d "$init" "https://localhost:$tgw/mcp" && fail "TLS: an untrusted certificate was accepted"
+kill -TERM "$tls_pid"
+wait "$tls_pid" || fail "the TLS gateway exited $?"
+
+# SIGHUP and SIGTERM mid-session (http-lifecycle.mjs, the TS client): a reload from
+# --config denies `echo` without dropping a kept-alive connection; SIGTERM lets a tool call
+# streaming its progress finish, refuses new connections, cuts the client's standalone SSE
+# stream at --drain and exits 0.
+lgw=$(port)
+echo 'deny-tool = ["nothing"]' >"$work/gateway.toml"
+"$RPCSCAN" gateway --config "$work/gateway.toml" --listen "127.0.0.1:$lgw" \
+  --upstream "http://127.0.0.1:$up/mcp" --drain 4s 2>"$work/lifecycle.stderr" &
+lifecycle_pid=$!
+pids+=($lifecycle_pid)
+wait_port "$lgw"
+if timeout 60 node http-lifecycle.mjs "http://127.0.0.1:$lgw/mcp" "$lifecycle_pid" "$work/gateway.toml" \
+  >"$work/lifecycle.json"; then
+  echo "lifecycle: $(cat "$work/lifecycle.json")"
+else
+  fail "lifecycle: $(cat "$work/lifecycle.json")"
+fi
+for _ in $(seq 100); do kill -0 "$lifecycle_pid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$lifecycle_pid" 2>/dev/null && fail "the gateway did not exit within --drain after SIGTERM"
+wait "$lifecycle_pid" || fail "the gateway exited $? after SIGTERM"
+grep -q "rpcscan gateway: reloaded" "$work/lifecycle.stderr" || fail "no reload on SIGHUP"
+
+# Slow clients: 500 sending their header block and 500 their body a byte a second, at once
+# (slow-clients.py), must leave a normal session's median latency within 2x of an idle
+# gateway's: http-latency.mjs (the TS client, 50 calls of `echo` in each session) alternates
+# its calls between a session through the attacked gateway and one through a second, idle
+# gateway in front of the same server, so both see the same load on the machine. Then each
+# slow client is answered 408 (by --header-timeout and --request-timeout) and counted. About
+# 1000 descriptors on each side: the gateway raises its own soft limit to the hard one,
+# slow-clients.py its own.
+sgw=$(port) smetrics=$(port) igw=$(port)
+"$RPCSCAN" gateway --listen "127.0.0.1:$sgw" --upstream "http://127.0.0.1:$up/mcp" \
+  --metrics "127.0.0.1:$smetrics" --max-connections 1100 --max-connections-per-client 0 \
+  --header-timeout 8s --request-timeout 8s 2>"$work/slow.stderr" &
+slow_pid=$!
+pids+=($slow_pid)
+"$RPCSCAN" gateway --listen "127.0.0.1:$igw" --upstream "http://127.0.0.1:$up/mcp" 2>/dev/null &
+pids+=($!)
+wait_port "$sgw"
+wait_port "$smetrics"
+wait_port "$igw"
+python3 slow-clients.py "$sgw" 500 500 20 >"$work/slow-clients.out" &
+attack_pid=$!
+pids+=($attack_pid)
+for _ in $(seq 300); do grep -q connected "$work/slow-clients.out" && break; sleep 0.1; done
+grep -q connected "$work/slow-clients.out" || fail "slow clients: not all connected"
+open=$(curl -s "http://127.0.0.1:$smetrics/metrics" | sed -n 's/^rpcscan_connections_open //p')
+timeout 60 node http-latency.mjs 50 "http://127.0.0.1:$igw/mcp" "http://127.0.0.1:$sgw/mcp" >"$work/latency.json" \
+  || fail "slow clients: the session failed"
+still=$(curl -s "http://127.0.0.1:$smetrics/metrics" | sed -n 's/^rpcscan_connections_open //p')
+read -r idle loaded < <(node -e '
+const r = Object.values(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")));
+console.log(r[0].median.toFixed(2), r[1].median.toFixed(2));' "$work/latency.json")
+echo "slow clients: median echo round trip ${idle} ms idle, ${loaded} ms with $open connections open ($still after)"
+node -e 'process.exit(+process.argv[2] <= 2 * +process.argv[1] ? 0 : 1)' "$idle" "$loaded" \
+  || fail "slow clients: the session slowed from $idle ms to $loaded ms"
+[ "${still:-0}" -ge 1000 ] || fail "slow clients: the session was not measured while all were open"
+wait "$attack_pid" || fail "slow-clients.py failed"
+summary=$(tail -1 "$work/slow-clients.out")
+[ "$summary" = '{"body": {"408": 500}, "header": {"408": 500}}' ] && echo "slow clients: $summary" \
+  || fail "slow clients: $summary"
+metrics_text=$(curl -s "http://127.0.0.1:$smetrics/metrics")
+grep -q '^rpcscan_connections_closed_total{reason="header_timeout"} 500$' <<<"$metrics_text" \
+  || fail "slow clients: the header timeouts are not counted"
+kill -TERM "$slow_pid"
+wait "$slow_pid" || fail "the slow-clients gateway exited $?"
 
 if [ "$failed" != 0 ]; then
   echo "interop http: FAILED"

@@ -5,7 +5,7 @@
 //! | `main.rs` | the command line (clap), the exit codes |
 //! | `classify.rs`, `stats.rs`, `filter.rs`, `respond.rs`, `pair.rs` | one subcommand each |
 //! | `proxy/` | the MCP stdio gateway (`rpcscan proxy`) |
-//! | `gateway.rs` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
+//! | `gateway/` | the MCP Streamable HTTP gateway (`rpcscan gateway`) |
 //! | `ctrl_c.rs` | Ctrl-C as the end of the input (`pair`) |
 //!
 //! Everything between the library's scanner and these subcommands is the engine crate
@@ -172,7 +172,7 @@ a rotated log) --json adds request_file and response_file, --unanswered a FILE c
     Proxy(proxy::ProxyArgs),
     /// Put a checking, logging gateway in front of an MCP Streamable HTTP server.
     #[command(after_help = gateway::AFTER_HELP)]
-    Gateway(gateway::GatewayArgs),
+    Gateway(Box<gateway::GatewayArgs>),
 }
 
 /// Options every subcommand takes, listed under their own heading in `--help`.
@@ -523,6 +523,6 @@ fn main() -> ExitCode {
         }
         Cmd::Pair(args) => pair::main(args, &mut out),
         Cmd::Proxy(args) => proxy::run(args),
-        Cmd::Gateway(args) => gateway::run(args),
+        Cmd::Gateway(args) => gateway::run(*args),
     }
 }

@@ -25,21 +25,12 @@ use tracing_subscriber::Layer as _;
 /// spans still waiting.
 pub struct Otlp(SdkTracerProvider);
 
-/// Installs the exporter when `endpoint` is given (the collector's traces URL, used as
-/// given: `http://HOST:4318/v1/traces`), and has `layer` give each span its parent from
-/// `_meta`. Call it inside the gateway's multi-thread runtime, and keep the `Otlp` until the
-/// gateway stops.
-pub fn install(
-    endpoint: Option<&str>,
-    layer: McpLayer,
-) -> Result<(McpLayer, Option<Otlp>), String> {
-    match endpoint {
-        Some(endpoint) => Ok((layer.on_span(parent_from_meta), Some(exporter(endpoint)?))),
-        None => Ok((layer, None)),
-    }
+/// `layer`, giving each span its parent from the message's `params._meta` (`traceparent`,
+/// `tracestate`: the W3C trace context MCP clients put there).
+pub fn traced(layer: McpLayer) -> McpLayer {
+    layer.on_span(parent_from_meta)
 }
 
-/// The sender's trace context in `params._meta`, as the span's remote parent.
 fn parent_from_meta(span: &tracing::Span, msg: &Message<'_>) {
     let Some(meta) = msg.params_meta().unique() else { return };
     let [parent, state] = meta.get_many(["traceparent", "tracestate"]);
@@ -73,7 +64,10 @@ impl Extractor for Meta<'_> {
     }
 }
 
-fn exporter(endpoint: &str) -> Result<Otlp, String> {
+/// Installs the exporter of the spans (the collector's traces URL, used as given:
+/// `http://HOST:4318/v1/traces`) as the global `tracing` subscriber. Call it inside the
+/// gateway's multi-thread runtime, and keep the `Otlp` until the gateway stops.
+pub fn exporter(endpoint: &str) -> Result<Otlp, String> {
     let uri: http::Uri = endpoint.parse().map_err(|e| format!("{endpoint}: {e}"))?;
     if uri.scheme_str() != Some("http") {
         return Err(format!("{endpoint}: only http:// endpoints are supported"));

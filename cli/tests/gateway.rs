@@ -171,8 +171,13 @@ impl Gateway {
     }
 
     /// Stops the gateway with SIGTERM; it exits 0.
-    fn stop(mut self) {
+    fn stop(self) {
         kill(Pid::from_raw(self.child.id() as i32), Signal::SIGTERM).unwrap();
+        self.stop_waiting();
+    }
+
+    /// Waits for the gateway, signalled already, to exit 0.
+    fn stop_waiting(mut self) {
         let status = self.child.wait().unwrap();
         assert!(status.success(), "{status}");
     }
@@ -559,4 +564,230 @@ fn tempdir() -> std::path::PathBuf {
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// The value of one line of the gateway's `/metrics` (`name{labels}`), 0 when absent.
+fn metric(gw: &Gateway, line: &str) -> u64 {
+    let text = request_at(gw.metrics.unwrap(), "/metrics", "GET", b"", &[]).body;
+    text.lines()
+        .find_map(|l| l.strip_prefix(line).and_then(|v| v.strip_prefix(' ')))
+        .map_or(0, |v| v.trim().parse().unwrap())
+}
+
+/// One request on an open keep-alive connection; the answer must have a content-length.
+fn exchange(stream: &mut TcpStream, body: &str) -> Answer {
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    let mut byte = [0];
+    while !raw.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the connection closed: {raw:?}");
+        raw.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length: "))
+        .expect("a content-length")
+        .trim()
+        .parse()
+        .unwrap();
+    let mut body = vec![0; length];
+    stream.read_exact(&mut body).unwrap();
+    raw.extend_from_slice(&body);
+    parse_answer(&raw)
+}
+
+/// A connection from `source` (any 127.0.0.0/8 address reaches loopback).
+fn connect_from(source: &str, to: SocketAddr) -> TcpStream {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    socket.bind(&format!("{source}:0").parse::<SocketAddr>().unwrap().into()).unwrap();
+    socket.connect(&to.into()).unwrap();
+    let stream: TcpStream = socket.into();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    stream
+}
+
+#[test]
+fn slow_headers_get_408_and_silent_connections_are_closed_when_idle() {
+    let gw = Gateway::start(&[
+        "--header-timeout",
+        "2s",
+        "--idle-timeout",
+        "1s",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    // A header block dripped a byte every 200 ms: busy, so not idle, but never complete.
+    let mut slow = TcpStream::connect(gw.addr).unwrap();
+    slow.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut writer = slow.try_clone().unwrap();
+    let started = std::time::Instant::now();
+    let drip = std::thread::spawn(move || {
+        writer.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\n").unwrap();
+        for _ in 0..50 {
+            std::thread::sleep(Duration::from_millis(200));
+            if writer.write_all(b"x").is_err() {
+                break;
+            }
+        }
+    });
+    // A connection that sends nothing at all.
+    let mut silent = TcpStream::connect(gw.addr).unwrap();
+    silent.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let mut got = Vec::new();
+    silent.read_to_end(&mut got).unwrap();
+    let idle_after = started.elapsed();
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    assert!(idle_after < Duration::from_millis(1900), "closed after {idle_after:?}");
+
+    let mut answer = Vec::new();
+    let _ = slow.read_to_end(&mut answer);
+    let after = started.elapsed();
+    let answer = parse_answer(&answer);
+    assert_eq!(answer.status, 408, "{answer:?}");
+    assert_eq!(
+        answer.body,
+        r#"{"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "Invalid Request: header not received in time"}}"#
+    );
+    assert!(after >= Duration::from_millis(1900) && after < Duration::from_secs(5), "{after:?}");
+    drip.join().unwrap();
+    assert_eq!(metric(&gw, r#"rpcscan_connections_closed_total{reason="header_timeout"}"#), 1);
+    assert_eq!(metric(&gw, r#"rpcscan_connections_closed_total{reason="idle_timeout"}"#), 1);
+    // Connections serving a request are not idle: `slow` takes 2 s, twice the idle time.
+    let answer = gw.post(&call(1, "slow"), &[]);
+    assert_eq!(answer.status, 200, "{answer:?}");
+    gw.stop();
+}
+
+#[test]
+fn connection_caps_are_answered_503_and_counted() {
+    let gw = Gateway::start(&[
+        "--max-connections",
+        "3",
+        "--max-connections-per-client",
+        "2",
+        "--metrics",
+        "127.0.0.1:0",
+    ]);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let mut a = connect_from("127.0.0.1", gw.addr);
+    let _b = connect_from("127.0.0.1", gw.addr);
+    assert_eq!(exchange(&mut a, ping).status, 200);
+    // A third from the same address: 503 and closed.
+    let refused = gw.post(ping, &[]);
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert!(refused.headers.contains("connection: close"), "{refused:?}");
+    // Another address is admitted, up to the cap of three in all.
+    let mut c = connect_from("127.0.0.2", gw.addr);
+    assert_eq!(exchange(&mut c, ping).status, 200);
+    let mut d = connect_from("127.0.0.3", gw.addr);
+    let mut raw = Vec::new();
+    d.write_all(b"GET /mcp HTTP/1.1\r\nhost: x\r\n\r\n").unwrap();
+    d.read_to_end(&mut raw).unwrap();
+    assert_eq!(parse_answer(&raw).status, 503);
+    // A place freed is a place taken.
+    drop(a);
+    let mut admitted = None;
+    for _ in 0..100 {
+        let mut e = connect_from("127.0.0.1", gw.addr);
+        let mut raw = Vec::new();
+        e.write_all(format!("POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{ping}", ping.len()).as_bytes()).unwrap();
+        e.read_to_end(&mut raw).unwrap();
+        if parse_answer(&raw).status == 200 {
+            admitted = Some(());
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(admitted.is_some(), "the freed place was not given again");
+    assert!(
+        metric(&gw, r#"rpcscan_connections_refused_total{reason="max_connections_per_client"}"#)
+            >= 1
+    );
+    assert!(metric(&gw, r#"rpcscan_connections_refused_total{reason="max_connections"}"#) >= 1);
+    gw.stop();
+}
+
+#[test]
+fn sigterm_lets_a_request_in_flight_finish_and_refuses_new_connections() {
+    let gw = Gateway::start(&["--drain", "5s"]);
+    let addr = gw.addr;
+    let slow = std::thread::spawn(move || request(addr, "POST", call(7, "slow").as_bytes(), &[]));
+    std::thread::sleep(Duration::from_millis(500));
+    let pid = Pid::from_raw(gw.child.id() as i32);
+    kill(pid, Signal::SIGTERM).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(TcpStream::connect(addr).is_err(), "still accepting after SIGTERM");
+    let answer = slow.join().unwrap();
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body, r#"{"jsonrpc":"2.0","id":7,"result":{"method":"tools/call"}}"#);
+    gw.stop_waiting();
+}
+
+#[test]
+fn sigterm_closes_what_is_still_open_after_the_drain() {
+    let gw = Gateway::start(&["--drain", "1s", "--request-timeout", "0"]);
+    // An idle kept-alive connection ends at once; a request still waiting is cut at 1 s.
+    let _idle = TcpStream::connect(gw.addr).unwrap();
+    let addr = gw.addr;
+    let waiting = std::thread::spawn(move || {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        // A body never finished: the request is in flight until the drain ends it.
+        stream.write_all(b"POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\n{").unwrap();
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    kill(Pid::from_raw(gw.child.id() as i32), Signal::SIGTERM).unwrap();
+    gw.stop_waiting();
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(900) && took < Duration::from_secs(4), "{took:?}");
+    waiting.join().unwrap();
+}
+
+#[test]
+fn sighup_reads_the_config_again_without_dropping_a_connection() {
+    let dir = tempdir();
+    let config = dir.join("gateway.toml");
+    std::fs::write(&config, "deny-tool = [\"other\"]\n").unwrap();
+    let gw = Gateway::start(&["--config", config.to_str().unwrap()]);
+    let mut stream = TcpStream::connect(gw.addr).unwrap();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    assert_eq!(exchange(&mut stream, &call(1, "rm")).status, 200);
+    assert!(exchange(&mut stream, &call(2, "rm")).body.contains("result"));
+
+    std::fs::write(&config, "deny-tool = [\"rm\"]\nmax-body-size = \"1K\"\n").unwrap();
+    kill(Pid::from_raw(gw.child.id() as i32), Signal::SIGHUP).unwrap();
+    let mut denied = None;
+    for id in 3..200 {
+        let answer = exchange(&mut stream, &call(id, "rm"));
+        if answer.body.contains("-32602") {
+            denied = Some(answer);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let denied = denied.expect("the reloaded policy never applied");
+    assert_eq!(denied.status, 200);
+    // A broken file leaves the settings as they were.
+    std::fs::write(&config, "deny-tool = [").unwrap();
+    kill(Pid::from_raw(gw.child.id() as i32), Signal::SIGHUP).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(exchange(&mut stream, &call(300, "rm")).body.contains("-32602"));
+    // The same connection goes on, under the new size limit too (last: after a 413 the
+    // unread rest of the body may close the connection).
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"x":"{}"}}}}"#,
+        "y".repeat(2000)
+    );
+    assert_eq!(exchange(&mut stream, &big).status, 413);
+    gw.stop();
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -140,6 +140,8 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
                 return Ok(bad_gateway(id.as_deref()));
             };
             parts.uri = target;
+            // The client may speak HTTP/2 to the gateway; the upstream is HTTP/1.1.
+            parts.version = http::Version::HTTP_11;
             strip_hop_by_hop(&mut parts.headers);
             parts.headers.insert(HOST, host);
             match client.request(Request::from_parts(parts, body)).await {

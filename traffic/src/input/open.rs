@@ -31,8 +31,11 @@ pub(super) fn open(
     decoded: Option<Box<dyn Read + Send>>,
     settings: &Settings,
 ) -> io::Result<Opened> {
-    let source =
-        Arc::new(Source { index, stream: log, ..Source::new(input.name(), settings.notes.clone()) });
+    let source = Arc::new(Source {
+        index,
+        stream: log,
+        ..Source::new(input.name(), settings.notes.clone())
+    });
     if let Some(reader) = decoded {
         return Ok(stream(source, reader, settings.framing));
     }
