@@ -266,8 +266,10 @@ mod tests {
             allow-remote = true
             tls-cert = "cert.pem"
             tls-key = "key.pem"
+            otlp-endpoint = "http://127.0.0.1:4318/v1/traces"
         "#;
         let s = settings(file, &[]).unwrap();
+        assert_eq!(s.otlp_endpoint.as_deref(), Some("http://127.0.0.1:4318/v1/traces"));
         assert_eq!(s.listen.port(), 8080);
         assert_eq!(s.policy.deny_tools, ["exec*", "rm"]);
         assert_eq!(s.policy.allow_methods, ["tools/*"]);
