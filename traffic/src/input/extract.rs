@@ -152,6 +152,12 @@ pub struct Tail {
 }
 
 impl Tail {
+    /// `true` when the prefix runs as a fully compiled DFA.
+    #[cfg(test)]
+    pub(super) fn has_dfa(&self) -> bool {
+        self.dfa.is_some()
+    }
+
     /// The fast road for `pattern`, if it has the shape, proven on the parsed expressions:
     /// the pattern is a concatenation ending in the `msg` group of a greedy `.*` or `.+`
     /// (and maybe `$`), and `P(?<msg>)` parses to the same concatenation before it.

@@ -80,15 +80,15 @@ pub static FORMATS: [LogFormat; 6] = [
         shape: Shape::Text {
             // `[server] [level]` (mcp-server-NAME.log) or `[level] [server]` (mcp.log).
             message: Some(concat!(
-                r"^(?<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ",
+                r"(?-u)^(?<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z) ",
                 r"\[(?-u:[^\]\n])*\] \[(?-u:[^\]\n])*\] ",
                 r"Message from (?<dir>client|server): (?<msg>.*)$"
             )),
             suffix: Some(b" { metadata: undefined }"),
             dirs: &[(b"client", C2S), (b"server", S2C)],
-            host: concat!(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z", r" \[(?-u:[^\]\n])*\] "),
+            host: concat!(r"(?-u)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z", r" \[(?-u:[^\]\n])*\] "),
             signature: concat!(
-                r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:\[(?-u:[^\]\n])*\] ){1,2}",
+                r"(?-u)^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z (?:\[(?-u:[^\]\n])*\] ){1,2}",
                 r"(?:Message from (?:client|server): |Initializing server\.\.\.|",
                 r"Server started and connected successfully|Client transport closed|",
                 r"Server transport closed|Using MCP server command: |",
@@ -103,7 +103,7 @@ pub static FORMATS: [LogFormat; 6] = [
         has_messages: true,
         shape: Shape::Text {
             message: Some(concat!(
-                r"^(?<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \[\w+\] ",
+                r"(?-u)^(?<ts>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \[\w+\] ",
                 r"\[(?<dir>editor -> server|server -> editor|Client Says|Server Says)\] ",
                 r"(?<msg>.*)$"
             )),
@@ -114,9 +114,9 @@ pub static FORMATS: [LogFormat; 6] = [
                 (b"server -> editor", S2C),
                 (b"Server Says", S2C),
             ],
-            host: r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[(?:trace|debug|info|warning|error)\] ",
+            host: r"(?-u)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[(?:trace|debug|info|warning|error)\] ",
             signature: concat!(
-                r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[\w+\] ",
+                r"(?-u)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[\w+\] ",
                 r"(?:\[(?:editor -> server|server -> editor|Client Says|Server Says)\] |",
                 r"Connection state: |Starting server |Server command line: |Stopping server |",
                 r"Discovered \d+ tools|Waiting for server to respond to `initialize` request)"
@@ -132,9 +132,9 @@ pub static FORMATS: [LogFormat; 6] = [
             message: None,
             suffix: None,
             dirs: &[],
-            host: r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[(?:trace|debug|info|warning|error)\] ",
+            host: r"(?-u)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[(?:trace|debug|info|warning|error)\] ",
             signature: concat!(
-                r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[\w+\] ",
+                r"(?-u)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[\w+\] ",
                 r"(?:\s*(?-u:[^:\s])*: )?(?:Handling \w+ action|getOrCreateClient|",
                 r"Client error for command|Calling tool '|Successfully called tool '|",
                 r"Connected to stdio server|Starting new stdio process|Reusing existing stdio client|",
@@ -152,7 +152,7 @@ pub static FORMATS: [LogFormat; 6] = [
             suffix: None,
             dirs: &[],
             host: concat!(
-                r"^(?:New (?:STDIO|SSE|StreamableHttp) connection request|",
+                r"(?-u)^(?:New (?:STDIO|SSE|StreamableHttp) connection request|",
                 r"Received (?:GET|POST|DELETE) message for sessionId |",
                 r"Created (?:client|server|web app|StreamableHttp client) transport|",
                 r"Query parameters: |STDIO transport: |Stdio transport: |Spawned stdio transport|",
@@ -160,9 +160,9 @@ pub static FORMATS: [LogFormat; 6] = [
                 r"Client <-> Proxy  ?sessionId: |Proxy  ?<-> Server sessionId: |",
                 r"Transports removed for sessionId |Error from MCP server: |",
                 r"Error from inspector client: |Connection refused\. Is the MCP server running\?|",
-                r"New streamable-http connection|(?:⚙️ )?Proxy server listening on )"
+                r"New streamable-http connection|(?:\S+ )?Proxy server listening on )"
             ),
-            signature: r"^(?:Received (?:GET|POST|DELETE) message for sessionId |New (?:STDIO|SSE|StreamableHttp) connection request|Set up MCP proxy|Client <-> Proxy  ?sessionId: |(?:⚙️ )?Proxy server listening on )",
+            signature: r"(?-u)^(?:Received (?:GET|POST|DELETE) message for sessionId |New (?:STDIO|SSE|StreamableHttp) connection request|Set up MCP proxy|Client <-> Proxy  ?sessionId: |(?:\S+ )?Proxy server listening on )",
         },
     },
     LogFormat {
@@ -417,6 +417,27 @@ mod tests {
             assert_eq!(detect(format.sample.as_bytes()).map(|f| f.name), Some(format.name));
             assert!(LogFormat::named(format.name).is_some());
         }
+    }
+
+    /// A message line's place is found by the `--line-format` fast road: its prefix as a
+    /// compiled DFA, no capture slots when only messages are read.
+    #[test]
+    fn message_lines_take_the_fast_road() {
+        for format in
+            FORMATS.iter().filter(|f| matches!(f.shape, Shape::Text { message: Some(_), .. }))
+        {
+            let Extract::Named(named) = format.extract() else { panic!("{}", format.name) };
+            let Some(Extract::Regex { tail: Some(tail), .. }) = &named.inner else {
+                panic!("{}: no fast road", format.name)
+            };
+            assert!(tail.has_dfa(), "{}", format.name);
+        }
+    }
+
+    #[test]
+    fn local_times_without_a_zone_are_read_as_utc() {
+        let t = super::super::extract::parse_time(b"2025-03-23 16:38:00.970").unwrap();
+        assert_eq!(t.as_millis(), 1_742_747_880_970);
     }
 
     #[test]
