@@ -418,6 +418,7 @@ impl Common {
             max_message_size: self.max_message_size,
             mmap: self.mmap,
             extract,
+            labels,
         })
     }
 

@@ -60,29 +60,15 @@ fn count(map: &mut HashMap<Box<[u8]>, u64>, other: &mut u64, key: &[u8], n: u64)
 impl Command for Stats {
     type Tally = Tally;
 
-    fn item(&self, source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, t: &mut Tally) {
+    fn item(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, t: &mut Tally) {
         t.readable.item(source, item);
-        t.messages += 1;
-        t.kinds[item.verdict.kind() as usize] += 1;
-        match &item.verdict {
-            Verdict::Message(m) => {
-                if let Some(method) = m.method() {
-                    let key = if method.has_escapes() {
-                        t.scratch.clear();
-                        let _ = write!(t.scratch, "{method}");
-                        t.scratch.as_bytes()
-                    } else {
-                        method.raw()
-                    };
-                    count(&mut t.methods, &mut t.other_methods, key, 1);
-                }
-                if let Some(code) = m.error_code() {
-                    count(&mut t.codes, &mut t.other_codes, code.raw(), 1);
-                }
-            }
-            Verdict::Invalid(inv) => t.reasons[inv.reason() as usize] += 1,
-            Verdict::Skipped { reason, .. } => t.reasons[*reason as usize] += 1,
-        }
+        self.count(item, out, t);
+    }
+
+    /// A framed stream's message, in the run's own tally: the same counts.
+    fn item_in_order(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, t: &mut Tally) {
+        t.readable.item_in_order(source, item);
+        self.count(item, out, t);
     }
 
     fn skipped(&self, _source: &Source, why: Skip, t: &mut Tally) {
@@ -368,6 +354,32 @@ impl Stats {
 }
 
 impl Stats {
+    /// Counts one message's kind, method, error code or reason.
+    #[inline]
+    fn count(&self, item: &Item<'_>, _out: &mut Vec<u8>, t: &mut Tally) {
+        t.messages += 1;
+        t.kinds[item.verdict.kind() as usize] += 1;
+        match &item.verdict {
+            Verdict::Message(m) => {
+                if let Some(method) = m.method() {
+                    let key = if method.has_escapes() {
+                        t.scratch.clear();
+                        let _ = write!(t.scratch, "{method}");
+                        t.scratch.as_bytes()
+                    } else {
+                        method.raw()
+                    };
+                    count(&mut t.methods, &mut t.other_methods, key, 1);
+                }
+                if let Some(code) = m.error_code() {
+                    count(&mut t.codes, &mut t.other_codes, code.raw(), 1);
+                }
+            }
+            Verdict::Invalid(inv) => t.reasons[inv.reason() as usize] += 1,
+            Verdict::Skipped { reason, .. } => t.reasons[*reason as usize] += 1,
+        }
+    }
+
     /// The inputs most of whose lines held no message or an invalid one, for stderr.
     pub fn warnings(&self, tally: &Tally) -> Vec<String> {
         tally.readable.mostly_unreadable().map(|input| input.warning()).collect()

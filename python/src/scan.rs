@@ -422,6 +422,8 @@ pub(crate) fn settings(
         // (`scan_path(mmap=True)` maps, on request).
         mmap: false,
         extract: extract.map(Arc::new),
+        // `pair` turns them on (`rpcscan_traffic::pair::settings`).
+        labels: false,
     })
 }
 

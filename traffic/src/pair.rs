@@ -39,9 +39,10 @@ use crate::input::{extract, Command, Item, Settings, Skip, Source, Verdict};
 
 /// The settings of a pairing run: `settings` with a parser that notes `params.name` and
 /// `params._meta` on its way (`rpcscan::Parser::note_params_name`), so that a request's
-/// tool and progress token take no second walk of `params`. Verdicts are the same.
+/// tool and progress token take no second walk of `params` (verdicts are the same), and
+/// with the log lines' labels read (a recognised format's times and directions).
 pub fn settings(settings: Settings) -> Settings {
-    Settings { parser: settings.parser.note_params_name(true), ..settings }
+    Settings { parser: settings.parser.note_params_name(true), labels: true, ..settings }
 }
 
 /// What a product does with the events the matcher settles: its output, and nothing else.
@@ -454,7 +455,7 @@ impl<R: Report> Command for Pairs<R> {
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
-        tally.readable.item(source, item);
+        tally.readable.item_in_order(source, item);
         self.with_fact(source, item, |fact| {
             let state = tally.state.get_or_insert_with(|| self.state());
             if source.stream == 0 {

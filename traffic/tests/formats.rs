@@ -48,13 +48,19 @@ impl Command for Record {
 }
 
 /// Every line's verdict, `LINE VERDICT`, in order.
-fn verdicts(path: &Path, extract: Option<Arc<input::Extract>>, mmap: bool) -> Vec<String> {
+fn verdicts(
+    path: &Path,
+    extract: Option<Arc<input::Extract>>,
+    mmap: bool,
+    labels: bool,
+) -> Vec<String> {
     let settings = Settings {
         framing: extract.as_ref().map(|_| rpcscan::frame::Framing::Ndjson),
         parser: rpcscan::Parser::new(),
         max_message_size: 1 << 20,
         mmap,
         extract,
+        labels,
     };
     let inputs = [Input::Path(path.to_owned())];
     let run = input::run(&Record, &settings, &inputs, &mut Output::discard()).unwrap();
@@ -200,8 +206,17 @@ fn every_line_of_every_fixture() {
         for (how, extract, mmap) in
             [("detected", None, true), ("streamed", None, false), ("named", named, true)]
         {
-            let got = verdicts(&path, extract, mmap);
+            let got = verdicts(&path, extract, mmap, true);
             assert_eq!(got, want, "{file}, {how}");
+        }
+        // Without labels (every subcommand but `pair`): the same lines, kinds and ids.
+        let kinds = |v: &[String]| -> Vec<String> {
+            v.iter().map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" ")).collect()
+        };
+        let want: Vec<String> = want.iter().map(|l| l.to_string()).collect();
+        for mmap in [true, false] {
+            let got = verdicts(&path, None, mmap, false);
+            assert_eq!(kinds(&got), kinds(&want), "{file}, without labels");
         }
     }
 }

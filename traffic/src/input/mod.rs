@@ -90,9 +90,12 @@ pub struct Settings {
     /// Memory-map regular files instead of reading them with positioned reads. A mapped
     /// file truncated while it is read faults the process (SIGBUS): only on request.
     pub mmap: bool,
-    /// Messages inside log lines (`--line-format`, `--json-field`); `None`: bare messages,
-    /// or a proxy log recognised by its first line.
+    /// Messages inside log lines (`--line-format`, `--json-field`, `--log-format`); `None`:
+    /// bare messages, or a named log format recognised by an input's first lines.
     pub extract: Option<Arc<Extract>>,
+    /// The subcommand reads log lines' `ts` and `dir` labels (pairing): a recognised
+    /// format's extraction then finds them; otherwise it finds the messages only (faster).
+    pub labels: bool,
 }
 
 /// One input operand: a path, or `-` / nothing for stdin.
@@ -176,7 +179,8 @@ impl Source {
                         "{}: read as {} (detected; --log-format {})",
                         self.name, format.title, format.name
                     ));
-                    Arc::new(format.extract())
+                    let extract = format.extract();
+                    Arc::new(if settings.labels { extract } else { extract.messages_only() })
                 }
                 None => return self,
             },
@@ -556,6 +560,7 @@ mod testing {
             max_message_size: max,
             mmap: false,
             extract: None,
+            labels: false,
         }
     }
 

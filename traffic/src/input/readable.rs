@@ -109,11 +109,14 @@ impl InputCounts {
 }
 
 impl Readable {
-    /// The counts of `source`'s input: the last one's when it is the same input.
-    fn input(&mut self, source: &Source) -> &mut InputCounts {
+    /// The counts of `source`'s input: the last one's when it is the same input. In a
+    /// block's tally (one input's lines), the source's address says it; across a run's
+    /// inputs (`same_name`), a later input's source may reuse a freed address, and its
+    /// name tells them apart.
+    fn input(&mut self, source: &Source, same_name: bool) -> &mut InputCounts {
         let key = source as *const Source as usize;
-        // An address can be reused by a later input's source: the name tells them apart.
-        if self.inputs.last().is_none_or(|last| last.key != key || last.name != source.name) {
+        let same = |last: &InputCounts| last.key == key && (!same_name || last.name == source.name);
+        if !self.inputs.last().is_some_and(same) {
             self.inputs.push(InputCounts {
                 key,
                 name: source.name.clone(),
@@ -133,9 +136,29 @@ impl Readable {
         &mut self.inputs[last]
     }
 
-    /// A message of `source`.
+    /// A message of `source`, in a block's tally (every message of one NDJSON block).
+    #[inline]
     pub fn item(&mut self, source: &Source, item: &Item<'_>) {
-        let counts = self.input(source);
+        let key = source as *const Source as usize;
+        // The per-message road: one comparison and one count for a valid message.
+        if let Some(last) = self.inputs.last_mut().filter(|last| last.key == key) {
+            last.messages += 1;
+            if let Verdict::Message(_) = item.verdict {
+                return;
+            }
+            last.messages -= 1;
+        }
+        self.add(source, item, false);
+    }
+
+    /// A message of `source`, in the run's own tally (a framed stream's, in order).
+    pub fn item_in_order(&mut self, source: &Source, item: &Item<'_>) {
+        self.add(source, item, true);
+    }
+
+    #[cold]
+    fn add(&mut self, source: &Source, item: &Item<'_>, same_name: bool) {
+        let counts = self.input(source, same_name);
         counts.messages += 1;
         if let Verdict::Message(_) = item.verdict {
             return;
@@ -153,7 +176,8 @@ impl Readable {
 
     /// A line of `source` without a message.
     pub fn skipped(&mut self, source: &Source, why: Skip, offset: u64, line: &[u8]) {
-        let counts = self.input(source);
+        // Lines without a message come from NDJSON blocks: one input's each.
+        let counts = self.input(source, false);
         if let Some(i) = Skip::ALL.iter().position(|&s| s == why) {
             counts.skipped[i] += 1;
         }
