@@ -39,6 +39,7 @@ use rpcscan::{Kind, Validation};
 // The engine's modules under the crate's own paths (`crate::input`, `crate::log`, ...).
 use rpcscan_traffic::{input, json, log, policy};
 
+use crate::input::formats::{LogFormat, FORMATS};
 use crate::input::{warn, Extract, Input, Output, Run, Settings, Stop};
 use rpcscan::frame::Framing;
 
@@ -57,6 +58,8 @@ Examples:
   rpcscan pair proxy.log                           a `rpcscan proxy --log` file, as is
   rpcscan stats ~/Library/Logs/Claude              a folder of logs, rotated, .gz, .zst
   rpcscan pair --follow --every 10s proxy.log      a live log: a report every 10 s
+  rpcscan pair ~/Library/Logs/Claude/mcp-server-github.log   a host's log, as is
+  rpcscan formats                                  the named log formats, a line of each
 
 Files are read in order; none, or `-`, means standard input. NDJSON is scanned in
 parallel, output in input order: regular files read with positioned reads (a file
@@ -72,10 +75,12 @@ files are decompressed as they are read. With several
 files, --json output names each message's file. --follow FILE reads a live log until
 Ctrl-C, across rotation, like tail -F. Details: docs/input.md.
 
-Log lines (every subcommand): --line-format or --json-field find the message inside each
-line (log records are lines: --framing does not apply, --max-message-size limits the
-line); lines without one are counted (stats: skipped lines) and skipped, never invalid.
-Files written by `rpcscan proxy --log` are recognised by their first line. Line numbers
+Log lines (every subcommand): --log-format, --line-format or --json-field find the message
+inside each line (log records are lines: --framing does not apply, --max-message-size
+limits the line); lines without one are counted (stats: skipped lines) and skipped, never
+invalid. Without them, the logs of Claude Desktop, VS Code, Cursor, the MCP Inspector,
+pino and `rpcscan proxy --log` are recognised by their first lines (said on stderr).
+When most lines of an input hold no message or an invalid one, stats and pair say so. Line numbers
 and offsets point into the original file (offset: the message's first byte, or the
 opening quote of the JSON string that held it); filter prints the original line.
 
@@ -173,6 +178,8 @@ a rotated log) --json adds request_file and response_file, --unanswered a FILE c
     /// Put a checking, logging gateway in front of an MCP Streamable HTTP server.
     #[command(after_help = gateway::AFTER_HELP)]
     Gateway(Box<gateway::GatewayArgs>),
+    /// List the named log formats (--log-format), with a line of each.
+    Formats,
 }
 
 /// Options every subcommand takes, listed under their own heading in `--help`.
@@ -199,6 +206,17 @@ struct Common {
     /// Read regular files with positioned reads, never mapped (the default).
     #[arg(long, overrides_with = "mmap")]
     no_mmap: bool,
+    /// Messages inside a named host's or logger's log lines (`rpcscan formats` lists them;
+    /// `help` too). Without this, --line-format or --json-field, each input's first lines
+    /// are recognised when they are one of these.
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_parser = log_format,
+        conflicts_with_all = ["line_format", "json_field"],
+        help_heading = "Log lines"
+    )]
+    log_format: Option<&'static LogFormat>,
     /// Messages inside log lines: a regular expression (Rust `regex` syntax, matched on
     /// bytes; `(?-u)` lets `.` and `\S` match bytes that are not UTF-8) with a named group
     /// `msg`, and optionally `ts` (read like --ts-field) and `dir`. Lines that do not match
@@ -227,6 +245,30 @@ struct Common {
     /// Input files or folders; none or `-` reads standard input.
     #[arg(value_name = "FILE", help_heading = None)]
     files: Vec<PathBuf>,
+}
+
+/// `--log-format`: a format's name; `help` lists them (and exits).
+fn log_format(name: &str) -> Result<&'static LogFormat, String> {
+    if name == "help" {
+        print!("{}", formats_list());
+        std::process::exit(0);
+    }
+    LogFormat::named(name)
+        .ok_or_else(|| format!("no log format {name:?} (known: {}; or help)", LogFormat::names()))
+}
+
+/// `rpcscan formats`: each format's name, what writes it, and a line of it.
+fn formats_list() -> String {
+    let mut s = String::new();
+    for f in &FORMATS {
+        s.push_str(&format!("{:<16}{}\n{:<16}{}\n\n", f.name, f.title, "", f.sample));
+    }
+    s.push_str(
+        "Each is recognised from an input's first lines when no --log-format, --line-format\n\
+         or --json-field is given (said on stderr); lines a format does not know are counted\n\
+         and skipped, never read as messages.\n",
+    );
+    s
 }
 
 /// `--line-format`: compiled, with its `msg` group checked (a usage error, exit 2, if not).
@@ -356,6 +398,10 @@ impl Common {
     /// messages.
     fn settings(&self, labels: bool) -> Result<Settings, String> {
         let extract = match (&self.line_format, &self.json_field) {
+            _ if self.log_format.is_some() => self.log_format.map(|format| {
+                let extract = format.extract();
+                Arc::new(if labels { extract } else { extract.messages_only() })
+            }),
             (Some(re), _) if labels => Some(Arc::clone(re)),
             (Some(re), _) => Some(Arc::new(Extract::clone(re).messages_only())),
             (None, Some(msg)) => Some(Arc::new(Extract::fields(
@@ -373,6 +419,7 @@ impl Common {
             mmap: self.mmap,
             extract,
             notes: rpcscan_traffic::input::Notes::stderr(),
+            labels,
         })
     }
 
@@ -464,6 +511,9 @@ fn main() -> ExitCode {
                     // Inputs failed and nothing was read: a report of zeros would only look
                     // like an answer.
                     if !(run.failed && run.bytes == 0) {
+                        for warning in cmd.warnings(&run.tally) {
+                            warn(format_args!("{warning}"));
+                        }
                         let report = cmd.report(&run.tally, run.bytes, start.elapsed());
                         out.write(&report)?;
                         out.flush()?;
@@ -524,5 +574,9 @@ fn main() -> ExitCode {
         Cmd::Pair(args) => pair::main(args, &mut out),
         Cmd::Proxy(args) => proxy::run(args),
         Cmd::Gateway(args) => gateway::run(*args),
+        Cmd::Formats => {
+            let run = out.write(formats_list().as_bytes()).and_then(|()| out.flush());
+            exit(run.map(|()| Run { tally: (), bytes: 0, failed: false }), |_| 0)
+        }
     }
 }

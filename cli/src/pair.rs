@@ -23,7 +23,8 @@ use rpcscan::pair::{
     DEFAULT_MAX_IN_FLIGHT,
 };
 use rpcscan_traffic::duration::parse_duration;
-use rpcscan_traffic::input::{self, Output, Stop};
+use rpcscan_traffic::input::readable::Readable;
+use rpcscan_traffic::input::{self, Output, Skip, Stop};
 use rpcscan_traffic::json::{write_str, write_u64};
 use rpcscan_traffic::pair::{Finished, Pairs, Report};
 
@@ -77,12 +78,18 @@ pub fn main(args: PairArgs, out: &mut Output) -> ExitCode {
     let mut unanswered = 0;
     let run = run.and_then(|mut run| {
         let tally = std::mem::take(&mut run.tally);
-        let Finished { summary, directions, out: pending } =
+        let Finished { summary, directions, out: pending, readable } =
             cmd.finish(tally).map_err(Stop::from)?;
         out.write(&pending)?;
         unanswered = summary.unanswered_count();
-        let seen =
-            DirectionsSeen { labels: directions.labels(), undirected: directions.undirected() };
+        for input in readable.mostly_unreadable() {
+            input::warn(format_args!("{}", input.warning()));
+        }
+        let seen = DirectionsSeen {
+            labels: directions.labels(),
+            undirected: directions.undirected(),
+            readable: Some(&readable),
+        };
         if printer.json && !printer.only_unanswered {
             out.write(&summary_json(&summary, &seen))?;
         } else if !printer.only_unanswered {
@@ -148,8 +155,12 @@ impl Report for Printer {
         if self.only_unanswered {
             return;
         }
-        let seen =
-            DirectionsSeen { labels: directions.labels(), undirected: directions.undirected() };
+        // The counts of what could not be read come at the end, when every block is merged.
+        let seen = DirectionsSeen {
+            labels: directions.labels(),
+            undirected: directions.undirected(),
+            readable: None,
+        };
         if self.json {
             let mut line = summary_json(summary, &seen);
             // {"event":"interim",...,"in_flight":N}
@@ -188,10 +199,11 @@ impl Report for Printer {
     }
 }
 
-/// The direction labels a run saw.
+/// The direction labels a run saw, and what it could not read (at the end of the run).
 struct DirectionsSeen<'a> {
     labels: [Option<&'a [u8]>; 2],
     undirected: u64,
+    readable: Option<&'a Readable>,
 }
 
 /// `fmt::Write` over a byte buffer.
@@ -405,8 +417,31 @@ fn summary_json(s: &Summary, seen: &DirectionsSeen<'_>) -> Vec<u8> {
     }
     o.extend_from_slice(b",\"undirected\":");
     write_u64(&mut o, seen.undirected);
+    // What `stats` counts too: invalid messages, lines without one.
+    if let Some(readable) = seen.readable {
+        readable_json(&mut o, readable);
+    }
     o.extend_from_slice(b"}\n");
     o
+}
+
+/// `,"invalid":N,"skipped_lines":{...}` and, when most of an input could not be read,
+/// `,"unreadable":[...]`.
+fn readable_json(o: &mut Vec<u8>, readable: &Readable) {
+    let (_, invalid, skipped) = readable.totals();
+    o.extend_from_slice(b",\"invalid\":");
+    write_u64(o, invalid);
+    o.extend_from_slice(b",\"skipped_lines\":{");
+    for (i, (why, n)) in Skip::ALL.iter().zip(skipped).enumerate() {
+        if i > 0 {
+            o.push(b',');
+        }
+        write_str(o, why.as_str());
+        o.push(b':');
+        write_u64(o, n);
+    }
+    o.push(b'}');
+    crate::stats::unreadable_json(o, readable);
 }
 
 fn first_lines(seen: &Seen) -> String {
@@ -466,6 +501,29 @@ fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, 
     }
 }
 
+/// The `invalid` and `skipped lines` rows, and the `unreadable` ones.
+fn readable_table(t: &mut String, readable: &Readable) {
+    let (_, invalid, skipped) = readable.totals();
+    let _ = writeln!(t, "{:<16} {invalid:>12}", "invalid");
+    let total: u64 = skipped.iter().sum();
+    if total > 0 {
+        let [no_match, missing, proxy, host] = skipped;
+        let _ = write!(
+            t,
+            "{:<16} {total:>12}  (no match {no_match}, no message field {missing}, \
+             proxy records {proxy}",
+            "skipped lines"
+        );
+        if host > 0 {
+            let _ = write!(t, ", host lines {host}");
+        }
+        t.push_str(")\n");
+    }
+    for input in readable.mostly_unreadable() {
+        let _ = writeln!(t, "{:<16} {}", "unreadable", input.warning());
+    }
+}
+
 /// The summary for a person.
 fn summary_table(s: &Summary, seen: &DirectionsSeen<'_>) -> String {
     let mut t = String::with_capacity(2048);
@@ -495,6 +553,10 @@ fn summary_table(s: &Summary, seen: &DirectionsSeen<'_>) -> String {
         ("stray notes", &s.stray_notifications),
     ] {
         let _ = writeln!(t, "{name:<16} {:>12}{}", seen.count, first_lines(seen));
+    }
+    // As `stats` counts them: invalid messages always, lines without one when there are.
+    if let Some(readable) = seen.readable {
+        readable_table(&mut t, readable);
     }
     table(&mut t, "method", &s.methods);
     table(&mut t, "tool", &s.tools);

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use rpcscan::{Kind, Reason};
 
+use crate::input::readable::Readable;
 use crate::input::{Command, Item, Skip, Source, Verdict};
 use crate::json::{write_str, write_u64};
 
@@ -37,9 +38,11 @@ pub struct Tally {
     other_codes: u64,
     /// SSE events of another type than `message` (not messages, docs/spec.md §7).
     non_message_events: u64,
-    /// Log lines without a message (extraction only): no match, no message field, proxy
-    /// records.
-    skipped: [u64; 3],
+    /// Log lines without a message (extraction only), by [`Skip::ALL`]: no match, no
+    /// message field, proxy records, host lines.
+    skipped: [u64; 4],
+    /// Per input: what could not be read, and the first such line.
+    readable: Readable,
     /// Decoding space for escaped method names (reused, never per message).
     scratch: String,
 }
@@ -57,32 +60,24 @@ fn count(map: &mut HashMap<Box<[u8]>, u64>, other: &mut u64, key: &[u8], n: u64)
 impl Command for Stats {
     type Tally = Tally;
 
-    fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, t: &mut Tally) {
-        t.messages += 1;
-        t.kinds[item.verdict.kind() as usize] += 1;
-        match &item.verdict {
-            Verdict::Message(m) => {
-                if let Some(method) = m.method() {
-                    let key = if method.has_escapes() {
-                        t.scratch.clear();
-                        let _ = write!(t.scratch, "{method}");
-                        t.scratch.as_bytes()
-                    } else {
-                        method.raw()
-                    };
-                    count(&mut t.methods, &mut t.other_methods, key, 1);
-                }
-                if let Some(code) = m.error_code() {
-                    count(&mut t.codes, &mut t.other_codes, code.raw(), 1);
-                }
-            }
-            Verdict::Invalid(inv) => t.reasons[inv.reason() as usize] += 1,
-            Verdict::Skipped { reason, .. } => t.reasons[*reason as usize] += 1,
-        }
+    fn item(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, t: &mut Tally) {
+        t.readable.item(source, item);
+        self.count(item, out, t);
+    }
+
+    /// A framed stream's message, in the run's own tally: the same counts.
+    fn item_in_order(&self, source: &Source, item: &Item<'_>, out: &mut Vec<u8>, t: &mut Tally) {
+        t.readable.item_in_order(source, item);
+        self.count(item, out, t);
     }
 
     fn skipped(&self, _source: &Source, why: Skip, t: &mut Tally) {
         t.skipped[skip_index(why)] += 1;
+    }
+
+    fn skipped_line(&self, source: &Source, why: Skip, offset: u64, line: &[u8], t: &mut Tally) {
+        t.skipped[skip_index(why)] += 1;
+        t.readable.skipped(source, why, offset, line);
     }
 
     fn prints_as_it_goes(&self) -> bool {
@@ -95,6 +90,7 @@ impl Command for Stats {
 
     fn merge(&self, into: &mut Tally, from: Tally) {
         into.messages += from.messages;
+        into.readable.merge(from.readable);
         into.non_message_events += from.non_message_events;
         for (a, b) in into.skipped.iter_mut().zip(from.skipped) {
             *a += b;
@@ -118,15 +114,8 @@ impl Command for Stats {
 
 /// Where a skipped line is counted, and its name in the reports.
 fn skip_index(why: Skip) -> usize {
-    match why {
-        Skip::NoMatch => 0,
-        Skip::Missing => 1,
-        Skip::ProxyRecord => 2,
-    }
+    Skip::ALL.iter().position(|&s| s == why).unwrap_or(0)
 }
-
-/// The names of [`Tally::skipped`]'s counts, in the JSON report.
-const SKIPPED_NAMES: [&str; 3] = ["no_match", "no_message_field", "proxy_records"];
 
 /// Entries by count (descending), then name.
 fn ranked(map: &HashMap<Box<[u8]>, u64>) -> Vec<(&[u8], u64)> {
@@ -201,11 +190,11 @@ impl Stats {
             rate(t.messages, elapsed)
         );
         o.extend_from_slice(b",\"skipped_lines\":{");
-        for (i, (name, n)) in SKIPPED_NAMES.iter().zip(t.skipped).enumerate() {
+        for (i, (why, n)) in Skip::ALL.iter().zip(t.skipped).enumerate() {
             if i > 0 {
                 o.push(b',');
             }
-            write_str(&mut o, name);
+            write_str(&mut o, why.as_str());
             o.push(b':');
             write_u64(&mut o, n);
         }
@@ -265,6 +254,7 @@ impl Stats {
         }
         o.extend_from_slice(b"},\"sse_non_message_events\":");
         write_u64(&mut o, t.non_message_events);
+        unreadable_json(&mut o, &t.readable);
         o.extend_from_slice(b"}\n");
         o
     }
@@ -275,13 +265,20 @@ impl Stats {
         let _ = writeln!(s, "{:<16}{}", "messages", t.messages);
         let skipped: u64 = t.skipped.iter().sum();
         if skipped > 0 {
-            let [no_match, missing, proxy] = t.skipped;
-            let _ = writeln!(
+            let [no_match, missing, proxy, host] = t.skipped;
+            let _ = write!(
                 s,
                 "{:<16}{skipped} (no match {no_match}, no message field {missing}, \
-                 proxy records {proxy})",
+                 proxy records {proxy}",
                 "skipped lines"
             );
+            if host > 0 {
+                let _ = write!(s, ", host lines {host}");
+            }
+            s.push_str(")\n");
+        }
+        for input in t.readable.mostly_unreadable() {
+            let _ = writeln!(s, "{:<16}{}", "unreadable", input.warning());
         }
         let _ = writeln!(s, "{:<16}{} ({bytes} bytes)", "bytes", human_bytes(bytes as f64));
         let _ = writeln!(s, "{:<16}{secs:.3} s", "elapsed");
@@ -354,6 +351,88 @@ impl Stats {
         }
         s
     }
+}
+
+impl Stats {
+    /// Counts one message's kind, method, error code or reason.
+    #[inline]
+    fn count(&self, item: &Item<'_>, _out: &mut Vec<u8>, t: &mut Tally) {
+        t.messages += 1;
+        t.kinds[item.verdict.kind() as usize] += 1;
+        match &item.verdict {
+            Verdict::Message(m) => {
+                if let Some(method) = m.method() {
+                    let key = if method.has_escapes() {
+                        t.scratch.clear();
+                        let _ = write!(t.scratch, "{method}");
+                        t.scratch.as_bytes()
+                    } else {
+                        method.raw()
+                    };
+                    count(&mut t.methods, &mut t.other_methods, key, 1);
+                }
+                if let Some(code) = m.error_code() {
+                    count(&mut t.codes, &mut t.other_codes, code.raw(), 1);
+                }
+            }
+            Verdict::Invalid(inv) => t.reasons[inv.reason() as usize] += 1,
+            Verdict::Skipped { reason, .. } => t.reasons[*reason as usize] += 1,
+        }
+    }
+
+    /// The inputs most of whose lines held no message or an invalid one, for stderr.
+    pub fn warnings(&self, tally: &Tally) -> Vec<String> {
+        tally.readable.mostly_unreadable().map(|input| input.warning()).collect()
+    }
+}
+
+/// `,"unreadable":[...]`: the inputs most of whose lines held no message or an invalid
+/// one, when there are any (the report is otherwise as it always was).
+pub fn unreadable_json(o: &mut Vec<u8>, readable: &Readable) {
+    let mut inputs = readable.mostly_unreadable().peekable();
+    if inputs.peek().is_none() {
+        return;
+    }
+    o.extend_from_slice(b",\"unreadable\":[");
+    for (i, input) in inputs.enumerate() {
+        if i > 0 {
+            o.push(b',');
+        }
+        o.extend_from_slice(b"{\"file\":");
+        write_str(o, &input.name);
+        o.extend_from_slice(b",\"format\":");
+        write_str(o, input.format);
+        o.extend_from_slice(b",\"lines\":");
+        write_u64(o, input.lines());
+        o.extend_from_slice(b",\"unreadable\":");
+        write_u64(o, input.unreadable());
+        o.extend_from_slice(b",\"first\":");
+        match &input.first {
+            Some(first) => {
+                o.extend_from_slice(b"{\"offset\":");
+                write_u64(o, first.offset);
+                o.extend_from_slice(b",\"line\":");
+                if first.line > 0 {
+                    write_u64(o, first.line);
+                } else {
+                    o.extend_from_slice(b"null");
+                }
+                o.extend_from_slice(b",\"why\":");
+                write_str(o, first.why);
+                o.extend_from_slice(b",\"text\":");
+                write_str(o, &first.text);
+                o.push(b'}');
+            }
+            None => o.extend_from_slice(b"null"),
+        }
+        o.extend_from_slice(b",\"suggested_format\":");
+        match input.suggestion() {
+            Some(format) => write_str(o, format.name),
+            None => o.extend_from_slice(b"null"),
+        }
+        o.push(b'}');
+    }
+    o.push(b']');
 }
 
 /// `fmt::Write` into a byte vector (for the few floats of the JSON report).

@@ -435,6 +435,8 @@ pub(crate) fn settings(
         extract: extract.map(Arc::new),
         // Turned into `warnings` (or the `OSError` of a read error) by `run_engine`.
         notes: Notes::collect(),
+        // `pair` turns them on (`rpcscan_traffic::pair::settings`).
+        labels: false,
     })
 }
 

@@ -34,13 +34,15 @@ use std::time::Duration;
 use rpcscan::pair::{Directions, Event, Fact, Pairing, Position, Summary};
 use rpcscan::Kind;
 
-use crate::input::{extract, Command, Item, Settings, Source, Verdict};
+use crate::input::readable::Readable;
+use crate::input::{extract, Command, Item, Settings, Skip, Source, Verdict};
 
 /// The settings of a pairing run: `settings` with a parser that notes `params.name` and
 /// `params._meta` on its way (`rpcscan::Parser::note_params_name`), so that a request's
-/// tool and progress token take no second walk of `params`. Verdicts are the same.
+/// tool and progress token take no second walk of `params` (verdicts are the same), and
+/// with the log lines' labels read (a recognised format's times and directions).
 pub fn settings(settings: Settings) -> Settings {
-    Settings { parser: settings.parser.note_params_name(true), ..settings }
+    Settings { parser: settings.parser.note_params_name(true), labels: true, ..settings }
 }
 
 /// What a product does with the events the matcher settles: its output, and nothing else.
@@ -108,11 +110,18 @@ pub struct PairTally<O> {
     facts: Vec<Record>,
     arena: Arena,
     state: Option<Box<State<O>>>,
+    /// Messages, invalid ones and lines without one, per input.
+    readable: Readable,
 }
 
 impl<O> Default for PairTally<O> {
     fn default() -> Self {
-        PairTally { facts: Vec::new(), arena: Arena::default(), state: None }
+        PairTally {
+            facts: Vec::new(),
+            arena: Arena::default(),
+            state: None,
+            readable: Readable::default(),
+        }
     }
 }
 
@@ -285,6 +294,8 @@ pub struct Finished<O> {
     pub directions: Directions,
     /// The report's output, every event included.
     pub out: O,
+    /// Per input: messages, invalid ones, lines without one, and the first of those.
+    pub readable: Readable,
 }
 
 impl<R: Report> Pairs<R> {
@@ -333,14 +344,16 @@ impl<R: Report> Pairs<R> {
         }
         // Facts recorded but never merged (a tally that was never merged into the run's):
         // fed here so that nothing is lost.
-        let leftover = PairTally { state: None, ..tally };
+        // The run's tally holds every merged block's counts.
+        let readable = std::mem::take(&mut tally.readable);
+        let leftover = PairTally { state: None, readable: Readable::default(), ..tally };
         self.feed_block(&mut state, &leftover, 0);
         let State { mut pairing, mut summary, directions, mut out, .. } = *state;
         pairing.finish(|event| {
             summary.add(&event);
             self.report.event(&event, &mut out);
         });
-        Ok(Finished { summary, directions, out })
+        Ok(Finished { summary, directions, out, readable })
     }
 
     fn state(&self) -> Box<State<R::Out>> {
@@ -422,6 +435,7 @@ impl<R: Report> Command for Pairs<R> {
     /// An NDJSON block's message, in a worker: its facts (timestamp parsed here, in
     /// parallel) go into the block's tally, to be fed in input order by [`Command::merge`].
     fn item(&self, source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, tally: &mut Self::Tally) {
+        tally.readable.item(source, item);
         self.with_fact(source, item, |fact| {
             if tally.facts.capacity() == 0 {
                 if let Some((facts, arena)) = self.spare.lock().ok().and_then(|mut s| s.pop()) {
@@ -441,6 +455,7 @@ impl<R: Report> Command for Pairs<R> {
         out: &mut Vec<u8>,
         tally: &mut Self::Tally,
     ) {
+        tally.readable.item_in_order(source, item);
         self.with_fact(source, item, |fact| {
             let state = tally.state.get_or_insert_with(|| self.state());
             if source.stream == 0 {
@@ -455,6 +470,17 @@ impl<R: Report> Command for Pairs<R> {
             }
             self.report.write_in_order(&mut state.out, out);
         });
+    }
+
+    fn skipped_line(
+        &self,
+        source: &Source,
+        why: Skip,
+        offset: u64,
+        line: &[u8],
+        tally: &mut Self::Tally,
+    ) {
+        tally.readable.skipped(source, why, offset, line);
     }
 
     fn merge(&self, into: &mut Self::Tally, from: Self::Tally) {
@@ -472,7 +498,9 @@ impl<R: Report> Command for Pairs<R> {
         let by = first_line.saturating_sub(1);
         let state = into.state.get_or_insert_with(|| self.state());
         self.feed_block(state, &from, by);
-        let PairTally { mut facts, mut arena, .. } = from;
+        let PairTally { mut facts, mut arena, mut readable, .. } = from;
+        readable.shift_lines(by);
+        into.readable.merge(readable);
         if facts.capacity() > 0 {
             facts.clear();
             arena.clear();

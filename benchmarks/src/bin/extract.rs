@@ -1,8 +1,12 @@
 //! `rpcscan stats` on bare NDJSON against the same traffic inside log lines (issue 21's
 //! target: at least 0.5x of bare): JSON records holding the message as an object
 //! (`--json-field msg`), as a string (`--json-field payload`), and host prefixes read with
-//! a simple anchored `--line-format`. Every run goes through the real binary; each run's
-//! message count is checked before its time is printed.
+//! a simple anchored `--line-format`. Then the hosts' logs (issue 33's target: a named
+//! format no slower than the equivalent `--line-format`): a Claude Desktop log (the message
+//! followed by ` { metadata: undefined }`) read with `--log-format claude-desktop` and with
+//! the expression that reads it, and a VS Code output channel read with
+//! `--log-format vscode` and with its expression. Every run goes through the real binary;
+//! each run's message count is checked before its time is printed.
 //!
 //! ```text
 //! cargo build --profile bench -p rpcscan-cli -p rpcscan-benchmarks --bin extract
@@ -18,6 +22,19 @@ use rpcscan_benchmarks::logs;
 
 /// The `--line-format` of the prefixed log.
 const PREFIX_FORMAT: &str = r"^(?<ts>\S+) \[(?<dir>STDIN|STDOUT)\] (?<msg>.*)$";
+
+/// The `--line-format` that reads a Claude Desktop `mcp-server-NAME.log` (the message, then
+/// maybe ` { metadata: undefined }`), as a user would write it.
+const CLAUDE_FORMAT: &str = concat!(
+    r"^(?<ts>\S+) \[[^\]]*\] \[[^\]]*\] Message from (?<dir>client|server): ",
+    r"(?<msg>\{.*?\})(?: \{ metadata: undefined \})?$"
+);
+
+/// The `--line-format` that reads VS Code's MCP output channel.
+const VSCODE_FORMAT: &str = concat!(
+    r"^(?<ts>\S+ \S+) \[\w+\] \[(?<dir>editor -> server|server -> editor)\] ",
+    r"(?<msg>.*)$"
+);
 
 /// The traffic: about `size` bytes of requests, progress and responses, one per line.
 fn traffic(size: usize) -> Vec<Vec<u8>> {
@@ -54,16 +71,33 @@ fn traffic(size: usize) -> Vec<Vec<u8>> {
 }
 
 /// How a message is written into its log line.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Form {
     Bare,
     Record,
     Payload,
     Prefix,
+    /// A Claude Desktop log, `--log-format claude-desktop`.
+    Claude,
+    /// The same log, with [`CLAUDE_FORMAT`].
+    ClaudeRegex,
+    /// A VS Code output channel, `--log-format vscode`.
+    VsCode,
+    /// The same log, with [`VSCODE_FORMAT`].
+    VsCodeRegex,
 }
 
 impl Form {
-    const ALL: [Form; 4] = [Form::Bare, Form::Record, Form::Payload, Form::Prefix];
+    const ALL: [Form; 8] = [
+        Form::Bare,
+        Form::Record,
+        Form::Payload,
+        Form::Prefix,
+        Form::Claude,
+        Form::ClaudeRegex,
+        Form::VsCode,
+        Form::VsCodeRegex,
+    ];
 
     fn args(self) -> &'static [&'static str] {
         match self {
@@ -71,6 +105,19 @@ impl Form {
             Form::Record => &["--json-field", "msg"],
             Form::Payload => &["--json-field", "payload"],
             Form::Prefix => &["--line-format", PREFIX_FORMAT],
+            Form::Claude => &["--log-format", "claude-desktop"],
+            Form::ClaudeRegex => &["--line-format", CLAUDE_FORMAT],
+            Form::VsCode => &["--log-format", "vscode"],
+            Form::VsCodeRegex => &["--line-format", VSCODE_FORMAT],
+        }
+    }
+
+    /// The form whose log this one reads (one file for a format and its expression).
+    fn log(self) -> Form {
+        match self {
+            Form::ClaudeRegex => Form::Claude,
+            Form::VsCodeRegex => Form::VsCode,
+            form => form,
         }
     }
 
@@ -104,6 +151,24 @@ impl Form {
                 let _ = write!(log, "{ts} [{label}] ");
                 log.extend_from_slice(msg);
             }
+            Form::Claude | Form::ClaudeRegex => {
+                let from = if n.is_multiple_of(2) { "client" } else { "server" };
+                let _ = write!(log, "{ts} [weather] [info] Message from {from}: ");
+                log.extend_from_slice(msg);
+                log.extend_from_slice(b" { metadata: undefined }");
+            }
+            Form::VsCode | Form::VsCodeRegex => {
+                let arrow =
+                    if n.is_multiple_of(2) { "editor -> server" } else { "server -> editor" };
+                let ts = format!(
+                    "2026-11-29 10:{:02}:{:02}.{:03}",
+                    n / 60_000 % 60,
+                    n / 1000 % 60,
+                    n % 1000
+                );
+                let _ = write!(log, "{ts} [debug] [{arrow}] ");
+                log.extend_from_slice(msg);
+            }
         }
         log.push(b'\n');
     }
@@ -130,8 +195,13 @@ fn main() {
 /// Times `stats` on `messages` bare and in every form, `rounds` times.
 fn measure(run: &Args, name: &str, n: usize, messages: &[Vec<u8>], rounds: usize) {
     let bare_bytes: usize = messages.iter().map(|m| m.len() + 1).sum();
-    let mut files = Vec::new();
+    let mut files: Vec<(Form, std::path::PathBuf, f64)> = Vec::new();
     for form in Form::ALL {
+        if let Some((_, path, bytes)) = files.iter().find(|f| f.0 == form.log()) {
+            let (path, bytes) = (path.clone(), *bytes);
+            files.push((form, path, bytes));
+            continue;
+        }
         let mut log = Vec::with_capacity(bare_bytes * 3 / 2);
         for (i, msg) in messages.iter().enumerate() {
             form.write(&mut log, i, msg);
@@ -177,7 +247,10 @@ fn measure(run: &Args, name: &str, n: usize, messages: &[Vec<u8>], rounds: usize
             );
         }
     }
-    for (_, path, _) in files {
+    for (form, path, _) in files {
+        if form.log() != form {
+            continue;
+        }
         // RPCSCAN_BENCH_KEEP=1 keeps the logs, to profile one form on its own.
         if std::env::var_os("RPCSCAN_BENCH_KEEP").is_some() {
             println!("  kept {}", path.display());

@@ -15,6 +15,8 @@ use regex::bytes::{CaptureLocations, Regex};
 use regex_automata::dfa::{dense, Automaton};
 use rpcscan::{Field, Raw};
 
+use super::formats::Named;
+
 /// How messages are found inside log lines.
 #[derive(Clone, Debug)]
 pub enum Extract {
@@ -53,6 +55,9 @@ pub enum Extract {
         /// The top-level member naming the record's id space (a gateway log's `session`).
         session: Option<&'static str>,
     },
+    /// `--log-format NAME`, or a format recognised by an input's first lines
+    /// ([`super::formats`]).
+    Named(Box<Named>),
 }
 
 /// Why a line holds no message.
@@ -64,6 +69,31 @@ pub enum Skip {
     Missing,
     /// A proxy log's `"dir":"proxy"` record: the proxy's own decision, no traffic.
     ProxyRecord,
+    /// A named format's own line holding no message (a host's "Initializing server...",
+    /// a logger's text message): recognised, no traffic.
+    HostLine,
+}
+
+impl Skip {
+    /// Every reason, in the order reports list them.
+    pub const ALL: [Skip; 4] = [Skip::NoMatch, Skip::Missing, Skip::ProxyRecord, Skip::HostLine];
+
+    /// The name in JSON reports: `no_match`, `no_message_field`, `proxy_records`,
+    /// `host_lines`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Skip::NoMatch => "no_match",
+            Skip::Missing => "no_message_field",
+            Skip::ProxyRecord => "proxy_records",
+            Skip::HostLine => "host_lines",
+        }
+    }
+
+    /// The line does not say what it is: it counts towards an unreadable input (unlike
+    /// a log writer's own records, which are known to hold no traffic).
+    pub fn is_unreadable(self) -> bool {
+        matches!(self, Skip::NoMatch | Skip::Missing)
+    }
 }
 
 /// Where a line's message is.
@@ -122,6 +152,12 @@ pub struct Tail {
 }
 
 impl Tail {
+    /// `true` when the prefix runs as a fully compiled DFA.
+    #[cfg(test)]
+    pub(super) fn has_dfa(&self) -> bool {
+        self.dfa.is_some()
+    }
+
     /// The fast road for `pattern`, if it has the shape, proven on the parsed expressions:
     /// the pattern is a concatenation ending in the `msg` group of a greedy `.*` or `.+`
     /// (and maybe `$`), and `P(?<msg>)` parses to the same concatenation before it.
@@ -210,12 +246,20 @@ impl Tail {
 const PREFIX_DFA_LIMIT: usize = 1 << 20;
 
 /// Per-worker state of an extraction: regex capture slots, the decoding buffer.
+#[derive(Default)]
 pub struct Scratch {
     locations: Option<CaptureLocations>,
     /// The capture slots of [`Tail::prefix`].
     tail_locations: Option<CaptureLocations>,
     /// A message decoded from a JSON string (reused line after line).
     pub decoded: Vec<u8>,
+}
+
+impl Scratch {
+    /// Scratch for an extraction that needs none.
+    pub(super) fn empty() -> Scratch {
+        Scratch::default()
+    }
 }
 
 impl Extract {
@@ -237,6 +281,7 @@ impl Extract {
             Extract::Regex { re, msg, ts, dir, tail, .. } => {
                 Extract::Regex { re, msg, ts, dir, tail, labels: false }
             }
+            Extract::Named(named) => Extract::Named(Box::new(named.messages_only())),
             fields => fields,
         }
     }
@@ -289,12 +334,26 @@ impl Extract {
         ts.as_str().is_some() && (msg.unique().is_some() || proxy_event)
     }
 
+    /// What reports call this extraction: the format's name, `rpcscan` for proxy and
+    /// gateway logs, `--line-format` or `--json-field`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Extract::Regex { .. } => "--line-format",
+            Extract::Fields { skip_dir: Some(_), .. } => "rpcscan",
+            Extract::Fields { .. } => "--json-field",
+            Extract::Named(named) => named.format().name,
+        }
+    }
+
     /// A worker's scratch space for this extraction.
     pub fn scratch(&self) -> Scratch {
+        if let Extract::Named(named) = self {
+            return named.scratch();
+        }
         Scratch {
             locations: match self {
                 Extract::Regex { re, .. } => Some(re.capture_locations()),
-                Extract::Fields { .. } => None,
+                Extract::Fields { .. } | Extract::Named(_) => None,
             },
             tail_locations: match self {
                 Extract::Regex { tail: Some(tail), .. } => Some(tail.prefix.capture_locations()),
@@ -308,6 +367,7 @@ impl Extract {
     /// string is decoded into `scratch.decoded`.
     pub fn line<'l>(&self, line: &'l [u8], scratch: &mut Scratch) -> Result<Found<'l>, Skip> {
         match self {
+            Extract::Named(named) => named.line(line, scratch),
             Extract::Regex { re, msg, ts, dir, tail, labels } => {
                 if let (Some(tail), Some(locations)) = (tail, scratch.tail_locations.as_mut()) {
                     // Where `P` ends is where the message starts: without labels to fill,

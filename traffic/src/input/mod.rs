@@ -26,6 +26,8 @@
 //! | `lines.rs` | a stream cut into blocks of whole lines; oversized lines skipped unbuffered |
 //! | `ndjson.rs` | the hot loop: one block's lines to the subcommand |
 //! | `extract.rs` | messages inside log lines: `--line-format`, `--json-field`, proxy logs |
+//! | `formats.rs` | named log formats (`--log-format`), recognised by an input's first lines |
+//! | `readable.rs` | per input: lines read, lines that held no message or an invalid one |
 //! | `stream.rs` | Content-Length, SSE and json-seq streams through the library's decoders |
 //! | `progress.rs` | the progress bar |
 //! | `interrupt.rs` | the end of the input on request (Ctrl-C in `pair`) |
@@ -35,6 +37,7 @@ mod compressed;
 pub mod extract;
 mod files;
 mod follow;
+pub mod formats;
 pub mod interrupt;
 mod lines;
 mod mapped;
@@ -44,6 +47,7 @@ mod output;
 mod pipeline;
 mod positioned;
 mod progress;
+pub mod readable;
 mod sniff;
 mod stream;
 
@@ -86,11 +90,14 @@ pub struct Settings {
     /// Memory-map regular files instead of reading them with positioned reads. A mapped
     /// file truncated while it is read faults the process (SIGBUS): only on request.
     pub mmap: bool,
-    /// Messages inside log lines (`--line-format`, `--json-field`); `None`: bare messages,
-    /// or a proxy log recognised by its first line.
+    /// Messages inside log lines (`--line-format`, `--json-field`, `--log-format`); `None`:
+    /// bare messages, or a named log format recognised by an input's first lines.
     pub extract: Option<Arc<Extract>>,
     /// Where notes go (binary-looking input, read errors): stderr by default.
     pub notes: Notes,
+    /// The subcommand reads log lines' `ts` and `dir` labels (pairing): a recognised
+    /// format's extraction then finds them; otherwise it finds the messages only (faster).
+    pub labels: bool,
 }
 
 /// One input operand: a path, or `-` / nothing for stdin.
@@ -192,14 +199,22 @@ impl Source {
         Source { name, json_name, extract: None, index: 0, stream: 0, notes }
     }
 
-    /// This NDJSON input, with its extraction: the one given, or proxy-log mode when its
-    /// first line (`first` begins with it) is a `rpcscan proxy --log` record.
+    /// This NDJSON input, with its extraction: the one given, or the named log format its
+    /// first lines (`first` begins with them) are written in, said on stderr.
     fn with_extraction(self: Arc<Source>, settings: &Settings, first: &[u8]) -> Arc<Source> {
-        let line = memchr::memchr(b'\n', first).map_or(first, |i| &first[..i]);
         let extract = match &settings.extract {
             Some(extract) => Arc::clone(extract),
-            None if Extract::is_proxy_log(line) => Arc::new(Extract::proxy_log()),
-            None => return self,
+            None => match formats::detect(first) {
+                Some(format) => {
+                    self.notes.note(format_args!(
+                        "{}: read as {} (detected; --log-format {})",
+                        self.name, format.title, format.name
+                    ));
+                    let extract = format.extract();
+                    Arc::new(if settings.labels { extract } else { extract.messages_only() })
+                }
+                None => return self,
+            },
         };
         Arc::new(Source {
             name: self.name.clone(),
@@ -317,6 +332,20 @@ pub trait Command: Sync {
 
     /// A log line that holds no message, and why (extraction only): by default ignored.
     fn skipped(&self, _source: &Source, _why: Skip, _tally: &mut Self::Tally) {}
+
+    /// [`Command::skipped`], with the line (without its line end) and its offset in the
+    /// input, for a subcommand that shows the first such line: by default the same.
+    fn skipped_line(
+        &self,
+        source: &Source,
+        why: Skip,
+        offset: u64,
+        line: &[u8],
+        tally: &mut Self::Tally,
+    ) {
+        let _ = (offset, line);
+        self.skipped(source, why, tally);
+    }
 
     /// Adds a later block's tally to an earlier one.
     fn merge(&self, into: &mut Self::Tally, from: Self::Tally);
@@ -574,6 +603,7 @@ mod testing {
             mmap: false,
             extract: None,
             notes: super::Notes::default(),
+            labels: false,
         }
     }
 

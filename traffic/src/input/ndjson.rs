@@ -131,7 +131,8 @@ impl<C: Command> NdjsonScan<'_, C> {
             let found = match extract.line(record, &mut scratch) {
                 Ok(found) => found,
                 Err(why) => {
-                    self.cmd.skipped(self.source, why, self.tally);
+                    let offset = self.base + at as u64;
+                    self.cmd.skipped_line(self.source, why, offset, record, self.tally);
                     continue;
                 }
             };

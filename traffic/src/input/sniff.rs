@@ -21,16 +21,14 @@ pub(super) fn sniff(reader: &mut dyn Read, first: &mut Vec<u8>) -> io::Result<()
     Ok(())
 }
 
-/// The longest first line read to tell a proxy log from bare NDJSON.
+/// The longest first line read to tell a named log format from bare NDJSON.
 pub(super) const FIRST_LINE: usize = 1 << 20;
 
-/// Reads on until `first` holds a whole line (or [`FIRST_LINE`] bytes, or the input ends),
-/// when it starts like a JSON object: a proxy log is recognised by its first record.
+/// Reads on until `first` holds a whole line (or [`FIRST_LINE`] bytes, or the input ends):
+/// a log format is recognised by its first lines (those read by then: a live stream is
+/// never waited on for more than its first line, which its first message needs anyway).
 pub(super) fn sniff_line(reader: &mut dyn Read, first: &mut Vec<u8>) -> io::Result<()> {
-    let starts_object =
-        |first: &[u8]| first.iter().find(|b| !b.is_ascii_whitespace()).is_none_or(|&b| b == b'{');
-    while first.len() < FIRST_LINE && memchr::memchr(b'\n', first).is_none() && starts_object(first)
-    {
+    while first.len() < FIRST_LINE && memchr::memchr(b'\n', first).is_none() {
         if read_more(reader, first, 64 * 1024)? == 0 {
             break;
         }
