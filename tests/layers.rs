@@ -40,6 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "simd/avx2_unescape.rs",
             "simd/avx512_unescape.rs",
             "simd/neon.rs",
+            "simd/simd128.rs",
         ],
     ),
     ("kernel routing: levels as types", &["simd/level.rs", "simd/kernels.rs", "simd/mod.rs"]),
@@ -94,6 +95,7 @@ const LEVELS: &[&[&str]] = &[
     &["simd/avx2.rs", "simd/avx2_utf8.rs", "simd/avx2_unescape.rs"],
     &["simd/avx512.rs", "simd/avx512_utf8.rs", "simd/avx512_unescape.rs"],
     &["simd/neon.rs"],
+    &["simd/simd128.rs"],
 ];
 
 /// The source with comments, string and character literals blanked (newlines kept), so
