@@ -180,7 +180,7 @@ def read_log(
     (``logrotate``'s ``copytruncate`` does this), touching the vanished pages raises
     ``SIGBUS``, which kills the Python interpreter; no exception can catch it. By default
     (``mmap=False``) a file that shrinks is read up to its new end and ``OSError`` is
-    raised (a ScanWarning says where it shrank).
+    raised, saying where it shrank.
 
     Columns: ``line`` (NDJSON, else null), ``offset``, ``kind``, ``method``, ``id`` (the
     raw text: ``7``, ``"a"`` with quotes), ``error_code`` (``int64``; null when the code
