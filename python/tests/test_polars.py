@@ -308,3 +308,31 @@ def test_docstring_examples():
 
     failures, tries = doctest.testmod(rpl, extraglobs={"rpcscan": rpcscan})
     assert tries > 0 and failures == 0
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_scan_log_equals_the_eager_reader_on_the_agreement_table(case):
+    options = {k: case[k] for k in ("line_format", "json_field") if k in case}
+    path = AGREE / case["file"]
+    eager = pl.DataFrame(rpcscan.scan(str(path), **options))
+    assert eager.height == EXPECTED[case["name"]]["messages"]
+    assert rpcscan.scan_log(path, **options).collect().equals(eager)
+
+
+@pytest.mark.parametrize("framing", ["content-length", "json-seq"])
+def test_scan_log_of_a_framed_stream(tmp_path, framing):
+    """Framed streams are decoded in order (not merged by blocks): their rows still come in
+    batches, and all of them."""
+    msgs = [b'{"jsonrpc":"2.0","id":%d,"method":"m"}' % i for i in range(70_000)] + [b"[]"]
+    if framing == "content-length":
+        data = b"".join(b"Content-Length: %d\r\n\r\n%s" % (len(m), m) for m in msgs)
+    else:
+        data = b"".join(b"\x1e" + m + b"\n" for m in msgs)
+    path = tmp_path / "framed"
+    path.write_bytes(data)
+    eager = pl.DataFrame(rpcscan.scan(str(path), framing=framing))
+    assert eager.height == len(msgs)
+    got = rpcscan.scan_log(path, framing=framing).collect()
+    assert got.equals(eager)
+    got = rpcscan.scan_log(path, framing=framing).filter(pl.col("kind") == "invalid").collect()
+    assert got["reason"].to_list() == ["batch"]
