@@ -3,7 +3,8 @@
 Importing this module (``import rpcscan.polars``; ``pip install 'rpcscan[polars]'``)
 registers the ``.rpc`` namespace on Polars expressions: ``pl.col("line").rpc.kind()``,
 ``.rpc.id()``, ``.rpc.method()``, ``.rpc.tool()``, ``.rpc.error_code()``,
-``.rpc.error_code_text()`` and ``.rpc.reason()`` scan a String or Binary column of messages (one per element) inside
+``.rpc.error_code_text()`` and ``.rpc.reason()`` scan a String or Binary column of
+messages (one per element) inside
 Polars' engine, in Rust, with the verdicts of :func:`rpcscan.classify` and
 :func:`rpcscan.parse`. They need the extension built with its ``polars`` cargo feature
 (``maturin develop --release --features polars``, or ``MATURIN_PEP517_ARGS='--features

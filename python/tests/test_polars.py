@@ -314,7 +314,7 @@ def test_docstring_examples():
 def test_scan_log_equals_the_eager_reader_on_the_agreement_table(case):
     options = {k: case[k] for k in ("line_format", "json_field") if k in case}
     path = AGREE / case["file"]
-    eager = pl.DataFrame(rpcscan.scan(str(path), **options))
+    eager = pl.DataFrame(rpcscan.read_log(str(path), **options))
     assert eager.height == EXPECTED[case["name"]]["messages"]
     assert rpcscan.scan_log(path, **options).collect().equals(eager)
 
@@ -330,7 +330,7 @@ def test_scan_log_of_a_framed_stream(tmp_path, framing):
         data = b"".join(b"\x1e" + m + b"\n" for m in msgs)
     path = tmp_path / "framed"
     path.write_bytes(data)
-    eager = pl.DataFrame(rpcscan.scan(str(path), framing=framing))
+    eager = pl.DataFrame(rpcscan.read_log(str(path), framing=framing))
     assert eager.height == len(msgs)
     got = rpcscan.scan_log(path, framing=framing).collect()
     assert got.equals(eager)
