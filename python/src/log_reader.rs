@@ -240,7 +240,8 @@ fn run(cmd: Streaming, settings: input::Settings, input: Input) {
     let error = match result {
         Ok(mut run) => {
             cmd.send(&mut run.tally);
-            run.failed.then(|| "read error (see stderr)".to_owned())
+            // As `read_log`: a failed run's last note is its read error, the exception's text.
+            run.failed.then(|| settings.notes.take().pop().unwrap_or_else(|| "read error".into()))
         }
         Err(Stop::Panic) => Some("internal error: a worker panicked".to_owned()),
         Err(Stop::BrokenPipe | Stop::Output(_)) => {

@@ -336,3 +336,39 @@ def test_scan_log_of_a_framed_stream(tmp_path, framing):
     assert got.equals(eager)
     got = rpcscan.scan_log(path, framing=framing).filter(pl.col("kind") == "invalid").collect()
     assert got["reason"].to_list() == ["batch"]
+
+
+SCAN_LOG_CHILD = r"""
+import sys, rpcscan, polars as pl
+print("start", flush=True)
+try:
+    print("rows", rpcscan.scan_log(sys.argv[1]).collect().height, flush=True)
+except OSError as e:
+    print("oserror", e, flush=True)
+"""
+
+
+def test_scan_log_of_a_file_truncated_mid_read(tmp_path):
+    """copytruncate under scan_log: an OSError saying so, or a shorter frame; never a signal
+    (positioned reads, as read_log). Each attempt truncates a little later."""
+    import time
+
+    line = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}\n'
+    data = line * (96 * 1024 * 1024 // len(line))
+    path = tmp_path / "truncated.ndjson"
+    for attempt in range(6):
+        path.write_bytes(data)
+        child = subprocess.Popen(
+            [sys.executable, "-c", SCAN_LOG_CHILD, str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert child.stdout.readline().startswith(b"start")
+        time.sleep(0.2 + 0.05 * attempt)
+        os.truncate(path, 4096)
+        out, err = child.communicate(timeout=120)
+        assert child.returncode == 0, (out, err[-300:])
+        if out.startswith(b"oserror"):
+            assert b"shrank while it was read" in out, out
+            break
+        assert out.startswith(b"rows"), (out, err[-300:])
