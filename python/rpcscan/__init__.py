@@ -65,6 +65,7 @@ __all__ = [
     "reasons",
     "respond",
     "scan",
+    "scan_log",
 ]
 
 
@@ -229,6 +230,14 @@ def scan(source: Any, **options: Any) -> Any:
         stacklevel=2,
     )
     return read_log(source, **options)
+
+
+def scan_log(source: Union[str, "os.PathLike[str]"], **options: Any) -> Any:
+    """A log file as a lazy ``polars.LazyFrame`` (:func:`rpcscan.polars.scan_log`; needs
+    ``rpcscan[polars]``)."""
+    from .polars import scan_log as _scan_log
+
+    return _scan_log(source, **options)
 
 
 def _source(function: str, source: Any, framing: str) -> "tuple[str, Any]":

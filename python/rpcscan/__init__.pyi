@@ -31,6 +31,7 @@ __all__ = [
     "reasons",
     "respond",
     "scan",
+    "scan_log",
 ]
 
 __version__: str
@@ -267,3 +268,7 @@ def pair(
     >>> table.filter(pc.field("event") == "orphan")
     >>> summary["pairs"], summary["methods"]["tools/call"]["p99_ms"]
     """
+
+def scan_log(source: Union[str, "os.PathLike[str]"], **options: Any) -> Any:
+    """A log file as a lazy ``polars.LazyFrame`` with :func:`scan`'s columns
+    (``rpcscan.polars.scan_log``; needs ``rpcscan[polars]``)."""

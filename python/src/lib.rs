@@ -6,8 +6,10 @@
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
 //! | `scan.rs` | `scan`: whole logs through the engine (`rpcscan-traffic`) into an Arrow table |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
+//! | `log_reader.rs` | `LogReader`: a log's batches streamed to `scan_log` (Polars IO source) |
 //! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
 //! | `datafusion.rs` | `rpcscan.datafusion`'s functions through DataFusion's FFI (`datafusion` feature) |
+//! | `polars_plugin.rs` | the `.rpc` expression namespace as a Polars plugin (`polars` feature) |
 //!
 //! Verdicts, reasons, codes and answers are the library's (docs/spec.md §3, §4); nothing is
 //! decided here. `rpcscan.InvalidMessage` is defined in Python (`rpcscan/__init__.py`): an
@@ -18,7 +20,10 @@ mod arrow_input;
 mod buffer;
 #[cfg(feature = "datafusion")]
 mod datafusion;
+mod log_reader;
 mod pair;
+#[cfg(feature = "polars")]
+mod polars_plugin;
 mod scan;
 
 use std::borrow::Cow;
@@ -482,6 +487,8 @@ fn _rpcscan(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Message>()?;
     m.add_class::<scan::Table>()?;
+    m.add_class::<log_reader::LogReader>()?;
+    m.add("POLARS_PLUGIN", cfg!(feature = "polars"))?;
     #[cfg(feature = "datafusion")]
     {
         m.add_function(wrap_pyfunction!(datafusion::datafusion_functions, m)?)?;

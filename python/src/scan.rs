@@ -168,8 +168,16 @@ pub(crate) struct Rows {
 static LAST_BLOCK: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
 
 impl Rows {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.offset.len()
+    }
+
+    /// The batches finished so far, in order (the rows not yet in one stay).
+    pub(crate) fn take_batches(&mut self) -> Result<Vec<RecordBatch>, arrow_schema::ArrowError> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(std::mem::take(&mut self.batches)),
+        }
     }
 
     /// Sizes an empty block's columns like the last block merged (with some room).
@@ -198,7 +206,7 @@ impl Rows {
     }
 
     /// The rows so far as one record batch, appended to `batches`.
-    fn flush(&mut self) {
+    pub(crate) fn flush(&mut self) {
         if self.len() == 0 {
             return;
         }
@@ -253,39 +261,69 @@ fn reason_names() -> ArrayRef {
 /// (`Parser::note_params_name`), so `params_name` looks it up in `params`: one walk of
 /// `params` per `tools/call` row, instead of a key compare per `params` member of every
 /// row.
-fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
+pub(crate) fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
     if m.kind() != Kind::Request || m.method()? != "tools/call" {
         return None;
     }
     m.params_name().as_str()
 }
 
-/// The subcommand that collects rows instead of printing.
-pub(crate) struct Collect;
+/// The subcommand that collects rows instead of printing: every row and column for `scan`
+/// ([`Collect::ALL`]); `scan_log` (`crate::log_reader`) keeps the rows of some kinds and
+/// fills only the columns a query reads (the others stay null, at the cost of a null bit).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Collect {
+    /// Bit `i`: column `i` of [`schema`] is filled.
+    pub(crate) columns: u32,
+    /// Bit `i`: rows of `Kind::ALL[i]` are kept.
+    pub(crate) kinds: u8,
+}
+
+impl Collect {
+    /// Every row, every column.
+    pub(crate) const ALL: Collect = Collect { columns: u32::MAX, kinds: u8::MAX };
+
+    fn wants(&self, column: usize) -> bool {
+        self.columns.checked_shr(column as u32).is_none_or(|bits| bits & 1 != 0)
+    }
+}
+
+/// The columns of [`schema`] that cost something to fill, by position.
+const METHOD: usize = 3;
+const ID: usize = 4;
+const ERROR_CODE: usize = 5;
+const ERROR_CODE_TEXT: usize = 6;
+const TOOL_NAME: usize = 8;
 
 impl Command for Collect {
     type Tally = Rows;
 
     fn item(&self, _source: &Source, item: &Item<'_>, _out: &mut Vec<u8>, rows: &mut Rows) {
+        let kind = kind_key(item.verdict.kind());
+        if self.kinds & (1 << kind) == 0 {
+            return;
+        }
         if rows.offset.capacity() == 0 {
             rows.reserve();
         }
         rows.line.push((item.line > 0).then_some(item.line));
         rows.offset.push(item.offset);
-        rows.kind.push(kind_key(item.verdict.kind()));
+        rows.kind.push(kind);
         rows.reason.push(item.verdict.reason().map(reason_key));
         match &item.verdict {
             Verdict::Message(m) => {
-                rows.method.push_name(m.method());
-                rows.id.push(m.id().map(|id| id.raw()));
+                rows.method.push_name(m.method().filter(|_| self.wants(METHOD)));
+                rows.id.push(m.id().filter(|_| self.wants(ID)).map(|id| id.raw()));
                 let code = m.error_code();
-                rows.error_code.push(code.and_then(|c| c.as_i64()));
-                rows.error_code_text.push(code.map(|c| c.raw()));
-                rows.tool_name.push_name(tool_name(m));
+                rows.error_code
+                    .push(code.filter(|_| self.wants(ERROR_CODE)).and_then(|c| c.as_i64()));
+                rows.error_code_text
+                    .push(code.filter(|_| self.wants(ERROR_CODE_TEXT)).map(|c| c.raw()));
+                rows.tool_name.push_name(self.wants(TOOL_NAME).then(|| tool_name(m)).flatten());
             }
             Verdict::Invalid(inv) => {
                 rows.method.push(None);
-                rows.id.push(inv.id().map(|id| id.raw()));
+                rows.id.push(inv.id().filter(|_| self.wants(ID)).map(|id| id.raw()));
                 rows.error_code.push(None);
                 rows.error_code_text.push(None);
                 rows.tool_name.push(None);
@@ -334,7 +372,7 @@ impl Command for Collect {
     }
 }
 
-fn schema() -> Arc<Schema> {
+pub(crate) fn schema() -> Arc<Schema> {
     static SCHEMA: OnceLock<Arc<Schema>> = OnceLock::new();
     let dict = || DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Utf8));
     SCHEMA
@@ -580,7 +618,7 @@ pub fn scan_path(
     let settings =
         settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
     let settings = Settings { mmap, ..settings };
-    table(Prepared::path(path)?.run(py, &Collect, &settings)?)
+    table(Prepared::path(path)?.run(py, &Collect::ALL, &settings)?)
 }
 
 /// Scans an Arrow array or chunked array of messages, one per element
@@ -594,7 +632,7 @@ pub fn scan_arrow(
     max_message_size: usize,
 ) -> PyResult<Table> {
     let settings = settings("ndjson", mode, max_message_size, None, None, None, None)?;
-    table(Prepared::arrow(array, &settings)?.run(py, &Collect, &settings)?)
+    table(Prepared::arrow(array, &settings)?.run(py, &Collect::ALL, &settings)?)
 }
 
 /// Scans bytes already in memory, as the CLI reads a pipe.
@@ -614,7 +652,7 @@ pub fn scan_bytes(
 ) -> PyResult<Table> {
     let settings =
         settings(framing, mode, max_message_size, line_format, json_field, ts_field, dir_field)?;
-    table(Prepared::bytes(data)?.run(py, &Collect, &settings)?)
+    table(Prepared::bytes(data)?.run(py, &Collect::ALL, &settings)?)
 }
 
 fn table(rows: Rows) -> PyResult<Table> {

@@ -387,6 +387,13 @@ pub trait Command: Sync {
     fn prints_as_it_goes(&self) -> bool {
         true
     }
+
+    /// `true` once the subcommand needs no more input (a reader whose consumer went away):
+    /// the input then ends as on [`interrupt::interrupt`], for this run only. Looked at
+    /// between inputs and, in the NDJSON pipeline, at least every `interrupt::POLL`.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// What a whole run added up to.
@@ -414,7 +421,7 @@ pub fn run<C: Command>(
     let mut ahead = Ahead::start(inputs, rayon::current_num_threads());
     let streams = files::streams(inputs);
     for (index, input) in inputs.iter().enumerate() {
-        if interrupt::interrupted() {
+        if interrupt::interrupted() || cmd.stopped() {
             break;
         }
         let index = u32::try_from(index).unwrap_or(u32::MAX);

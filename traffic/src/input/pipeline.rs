@@ -226,8 +226,9 @@ where
                 cmd.tick(&mut run.tally);
                 last_tick = std::time::Instant::now();
             }
-            // Ctrl-C (`interrupt`): the input ends here; blocks already sent are finished.
-            if total.is_none() && interrupt::interrupted() {
+            // Ctrl-C (`interrupt`) or `Command::stopped`: the input ends here; blocks already
+            // sent are finished.
+            if total.is_none() && (interrupt::interrupted() || cmd.stopped()) {
                 total = Some(spawned);
                 continue;
             }
@@ -358,4 +359,51 @@ pub(super) fn produce_here(
         })
         .collect();
     (blocks, bytes, error)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::super::testing::settings;
+    use super::super::{run, Buffer, Command, Input, Item, Output, Source};
+
+    /// Counts messages; wants no more input once it has merged a block.
+    struct StopAfterOneBlock {
+        merges: AtomicUsize,
+    }
+
+    impl Command for StopAfterOneBlock {
+        type Tally = u64;
+
+        fn item(&self, _: &Source, _: &Item<'_>, _: &mut Vec<u8>, count: &mut u64) {
+            *count += 1;
+        }
+
+        fn merge(&self, into: &mut u64, from: u64) {
+            *into += from;
+            self.merges.fetch_add(1, Ordering::Relaxed);
+        }
+
+        fn stopped(&self) -> bool {
+            self.merges.load(Ordering::Relaxed) > 0
+        }
+    }
+
+    #[test]
+    fn a_stopped_command_ends_the_input() {
+        let lines = 1_000_000;
+        let data = b"{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n".repeat(lines);
+        let cmd = StopAfterOneBlock { merges: AtomicUsize::new(0) };
+        let run = run(
+            &cmd,
+            &settings(1 << 20),
+            &[Input::Bytes(Buffer::new(data))],
+            &mut Output::discard(),
+        );
+        let run = run.expect("no stop");
+        // The blocks already in flight are finished; the rest of the input is never read.
+        assert!(run.tally > 0 && run.tally < lines as u64 / 2, "{} messages", run.tally);
+        assert!(!run.failed);
+    }
 }

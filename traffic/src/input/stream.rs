@@ -92,7 +92,7 @@ impl<C: Command> Stream<'_, C> {
             }
             out.flush()?;
             // Ctrl-C (`interrupt`) ends the input here; a frame half read is dropped.
-            if eof || super::interrupt::interrupted() {
+            if eof || super::interrupt::interrupted() || self.cmd.stopped() {
                 return Ok(());
             }
         }
