@@ -87,7 +87,7 @@ echo "--- pytest"
 (cd "$work" && "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$here/tests")
 
 echo "--- README.md: each python block on its own"
-"$venv/bin/python" tests/readme_blocks.py README.md --without datafusion
+"$venv/bin/python" tests/readme_blocks.py README.md --without datafusion --without polars
 
 echo "--- without cargo on PATH, the build stops with a clear message"
 nocargo="$work/no-cargo-path"
@@ -153,6 +153,7 @@ VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" \
   "$venv/bin/maturin" develop -q --profile ffi-test --features polars
 RPCSCAN_REQUIRE_POLARS=1 "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
   tests/test_polars.py
+"$venv/bin/python" tests/readme_blocks.py README.md --only polars
 echo "Polars plugin step took $((SECONDS - pl_start))s (cold: $((1 - pl_warm)))"
 
 echo "python package CI took $((SECONDS - start))s"

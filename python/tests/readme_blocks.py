@@ -2,7 +2,7 @@
 each in a fresh empty directory, as its own script, in a fresh interpreter.
 
     python tests/readme_blocks.py README.md                 # every block
-    python tests/readme_blocks.py README.md --without datafusion
+    python tests/readme_blocks.py README.md --without datafusion --without polars
     python tests/readme_blocks.py README.md --only datafusion
 
 A block needing an optional part (`--only` / `--without` WORD: the blocks whose text
@@ -25,7 +25,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("markdown", type=pathlib.Path)
     parser.add_argument("--only", help="run only the blocks that use rpcscan.ONLY")
-    parser.add_argument("--without", help="skip the blocks that use rpcscan.WITHOUT")
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        help="skip the blocks that use rpcscan.WITHOUT (repeatable)",
+    )
     args = parser.parse_args()
     text = args.markdown.read_text()
     blocks = BLOCK.findall(text)
@@ -36,7 +41,7 @@ def main() -> int:
     for number, block in enumerate(blocks, 1):
         line = text[: text.index(block)].count("\n") + 1
         uses = lambda word: f"rpcscan.{word}" in block  # noqa: E731
-        if (args.only and not uses(args.only)) or (args.without and uses(args.without)):
+        if (args.only and not uses(args.only)) or any(uses(w) for w in args.without):
             continue
         ran += 1
         with tempfile.TemporaryDirectory() as tmp:
