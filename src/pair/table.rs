@@ -219,15 +219,7 @@ impl Index {
         let Ok(entry) = self.heads.find_entry(hash, same) else { return None };
         let head = *entry.get();
         let (next, last) = table.link(head, which).map_or((NONE, NONE), |l| (l.next, l.last));
-        if next == NONE {
-            entry.remove();
-        } else {
-            let mut entry = entry;
-            *entry.get_mut() = next;
-            if let Some(l) = table.link_mut(next, which) {
-                l.last = last;
-            }
-        }
+        unlink_head(entry, table, which, next, last);
         Some(head)
     }
 
@@ -241,15 +233,7 @@ impl Index {
         let head = *entry.get();
         if head == at {
             // The common case: responses, evictions and timeouts take the oldest.
-            if next == NONE {
-                entry.remove();
-            } else {
-                let mut entry = entry;
-                *entry.get_mut() = next;
-                if let Some(l) = table.link_mut(next, which) {
-                    l.last = last;
-                }
-            }
+            unlink_head(entry, table, which, next, last);
             return;
         }
         // Further down the chain (a progress token shared by several requests): find the
@@ -269,6 +253,26 @@ impl Index {
                 l.last = before;
             }
         }
+    }
+}
+
+/// Takes a key's oldest request (the head `entry` points at, whose link says `next` and
+/// `last`) out of its chain: the entry goes with the last request, else points at the next.
+fn unlink_head(
+    entry: hashbrown::hash_table::OccupiedEntry<'_, u32>,
+    table: &mut Table,
+    which: Which,
+    next: u32,
+    last: u32,
+) {
+    if next == NONE {
+        entry.remove();
+        return;
+    }
+    let mut entry = entry;
+    *entry.get_mut() = next;
+    if let Some(l) = table.link_mut(next, which) {
+        l.last = last;
     }
 }
 
