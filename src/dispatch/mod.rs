@@ -46,22 +46,35 @@ pub(crate) fn top<const STRICT: bool>(
     if buf.starts_with(BOM) {
         return Err(JsonError::new(Reason::Bom, 0));
     }
-    with_kernels!(simd::detected(), k => top_with::<_, STRICT>(k, buf, max_depth, facts))
+    if !STRICT {
+        return with_kernels!(simd::detected(), k => envelope_with(k, buf, max_depth, facts));
+    }
+    with_kernels!(simd::detected(), k => strict_with(k, buf, max_depth, facts))
 }
 
-/// [`top`] with the kernels of one level. Out of line: inlined, the three levels' walks
-/// shared one function body with the callers' code, and envelope mode took 2% more
-/// instructions on tiny messages (callgrind, AVX2).
+/// Envelope mode's [`top`] with the kernels of one level. Out of line: inlined, the three
+/// levels' walks shared one function body with the callers' code, and envelope mode took
+/// 2% more instructions on tiny messages (callgrind, AVX2).
 #[inline(never)]
-fn top_with<K: Walks, const STRICT: bool>(
+fn envelope_with<K: Walks>(
     k: K,
     buf: &[u8],
     max_depth: usize,
     facts: &mut Facts,
 ) -> Result<Top, JsonError> {
-    if !STRICT {
-        return k.envelope_walk(buf, max_depth, facts);
-    }
+    k.envelope_walk(buf, max_depth, facts)
+}
+
+/// Strict mode's [`top`] with the kernels of one level. Inlined into the caller: out of
+/// line, the call cost tiny messages 2-3% of their throughput against the dispatcher
+/// before the levels became types (interleaved pairs, AVX-512 and AVX2).
+#[inline(always)]
+fn strict_with<K: Walks>(
+    k: K,
+    buf: &[u8],
+    max_depth: usize,
+    facts: &mut Facts,
+) -> Result<Top, JsonError> {
     if let Some(top) = strict_fast(k, buf, max_depth, facts) {
         return Ok(top);
     }
