@@ -124,6 +124,23 @@ impl Pairing {
         index.find(&self.in_flight, which, self.seed.hash_one(key), &Key::new(key))
     }
 
+    /// The oldest request waiting whose progress token has the key in the scratch space:
+    /// in the token index, or (a token that is the request's id) in the id index.
+    fn find_token(&self) -> Option<u32> {
+        let key = self.scratch.as_slice();
+        let (hash, key) = (self.seed.hash_one(key), Key::new(key));
+        let by_token = self.by_token.find(&self.in_flight, Which::Token, hash, &key);
+        let own_id = |entry: &InFlight| entry.token_is_id;
+        let by_id = self.by_id.find_first(&self.in_flight, Which::Id, hash, &key, own_id);
+        match (by_token, by_id) {
+            (Some(a), Some(b)) => {
+                let older = self.in_flight.seq(a) <= self.in_flight.seq(b);
+                Some(if older { a } else { b })
+            }
+            (found, None) | (None, found) => found,
+        }
+    }
+
     fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.id else { return };
         let side = side(fact.direction);
@@ -139,10 +156,21 @@ impl Pairing {
         }
         let method = fact.method.as_deref().unwrap_or("");
         let id = Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice()));
-        // Progress arrives against the request's direction: key it the way it will be looked up.
+        // Progress arrives against the request's direction: key it the way it will be looked
+        // up. A token that is the id itself (the SDKs' habit) is found through the id index.
+        let mut token_is_id = false;
         let token = match fact.progress_token {
+            Some(raw_token) if raw_token == raw => {
+                token_is_id = true;
+                None
+            }
             Some(raw_token) if key(raw_token, side, fact.scope, &mut self.scratch) => {
-                Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
+                if id.same_key(&self.scratch) {
+                    token_is_id = true;
+                    None
+                } else {
+                    Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
+                }
             }
             _ => None,
         };
@@ -157,7 +185,9 @@ impl Pairing {
             progress: 0,
             cancelled: false,
         };
-        let Some(at) = self.in_flight.push(InFlight { request, id, token }) else { return };
+        let Some(at) = self.in_flight.push(InFlight { request, id, token, token_is_id }) else {
+            return;
+        };
         let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
         if let Some(earlier) = earlier.and_then(|e| self.in_flight.get(e)) {
             let tool = fact.tool.as_deref();
@@ -261,7 +291,7 @@ impl Pairing {
         };
         let requester = side(fact.direction.map(Direction::reverse));
         let found = key(raw, requester, fact.scope, &mut self.scratch)
-            .then(|| self.find(Which::Token))
+            .then(|| self.find_token())
             .flatten()
             .and_then(|at| self.in_flight.get_mut(at));
         match found {
@@ -429,6 +459,13 @@ mod tests {
             ("a token shared, the younger answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#, RES1], "pair 2>3 m; pair 1>5 m +1"),
             ("a token shared, the older answered first", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":3,"method":"m","params":{"_meta":{"progressToken":"p"}}}"#, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}"#], "pair 2>4 m; pair 1>5 m; unanswered 3 Finished"),
             ("three in flight with one id, FIFO", &[REQ1, REQ1, REQ1, RES1, RES1, RES1, RES1], "dup 2<1; dup 3<1; pair 1>4 ping; pair 2>5 ping; pair 3>6 ping; orphan 7"),
+            ("token is the id, counted through the id", &[r#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"_meta":{"progressToken":7}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#], "pair 1>3 m +1"),
+            ("token equal to the id after decoding", &[r#"{"jsonrpc":"2.0","id":"ab","method":"m","params":{"_meta":{"progressToken":"a\u0062"}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"ab","progress":1}}"#, r#"{"jsonrpc":"2.0","id":"ab","result":{}}"#], "pair 1>3 m +1"),
+            ("an id is no token: another token, stray", &[r#"{"jsonrpc":"2.0","id":7,"method":"m","params":{"_meta":{"progressToken":9}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#, RES1], "stray-progress 2; orphan 3; unanswered 1 Finished"),
+            ("oldest holder of a token: the other token first", &[r#"{"jsonrpc":"2.0","id":5,"method":"a","params":{"_meta":{"progressToken":7}}}"#, r#"{"jsonrpc":"2.0","id":7,"method":"b","params":{"_meta":{"progressToken":7}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#], "pair 1>4 a +1; pair 2>5 b"),
+            ("oldest holder of a token: the id first", &[r#"{"jsonrpc":"2.0","id":7,"method":"b","params":{"_meta":{"progressToken":7}}}"#, r#"{"jsonrpc":"2.0","id":5,"method":"a","params":{"_meta":{"progressToken":7}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#, r#"{"jsonrpc":"2.0","id":5,"result":{}}"#, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#], "pair 2>4 a; pair 1>5 b +1"),
+            ("token is the id of a later duplicate", &[r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{"_meta":{"progressToken":2}}}"#, r#"{"jsonrpc":"2.0","id":1,"method":"b","params":{"_meta":{"progressToken":1}}}"#, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#, RES1, RES1], "dup 2<1; pair 1>4 a; pair 2>5 b +1"),
+            ("token is the id, other direction's id is not", &[r#"> {"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":1}}}"#, r#"< {"jsonrpc":"2.0","id":1,"method":"s"}"#, r#"< {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#, r#"> {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#, r#"< {"jsonrpc":"2.0","id":1,"result":{}}"#], "stray-progress 4; pair 1>5 m +1; unanswered 2 Finished"),
             ("progress after the response is stray", &[r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"_meta":{"progressToken":7}}}"#, RES1, r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#], "pair 1>2 m; stray-progress 3"),
             ("directions: both sides use id 0", &[r#"> {"jsonrpc":"2.0","id":0,"method":"initialize"}"#, r#"< {"jsonrpc":"2.0","id":0,"method":"sampling/createMessage"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#, r#"< {"jsonrpc":"2.0","id":0,"result":{}}"#], "pair 2>3 sampling/createMessage; pair 1>4 initialize"),
             ("directions: a response the same way answers nothing", &[r#"> {"jsonrpc":"2.0","id":0,"method":"ping"}"#, r#"> {"jsonrpc":"2.0","id":0,"result":{}}"#], "orphan 2; unanswered 1 Finished"),

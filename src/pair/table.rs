@@ -37,6 +37,11 @@ impl Link {
     pub(super) fn new(key: &[u8], hash: u64) -> Link {
         Link { key: Small::new(key), hash, next: NONE, last: NONE }
     }
+
+    /// Whether this link's key is `key`.
+    pub(super) fn same_key(&self, key: &[u8]) -> bool {
+        self.key.as_slice() == key
+    }
 }
 
 /// One remembered request and the links that index it.
@@ -44,7 +49,12 @@ impl Link {
 pub(super) struct InFlight {
     pub(super) request: Request,
     pub(super) id: Link,
+    /// The progress token's link, when the token is not the id itself.
     pub(super) token: Option<Link>,
+    /// The progress token's key is the id's (what the MCP SDKs send: a request's progress
+    /// token is its id): the request is not in the token index, and progress finds it
+    /// through the id index instead ([`Index::find_first`]).
+    pub(super) token_is_id: bool,
 }
 
 impl InFlight {
@@ -72,6 +82,8 @@ struct Slot {
     entry: Option<InFlight>,
     older: u32,
     newer: u32,
+    /// Arrival number: which of two requests came first.
+    seq: u64,
 }
 
 /// The requests in flight: a slab (freed slots are reused, so it never grows past the
@@ -84,6 +96,8 @@ pub(super) struct Table {
     oldest: u32,
     newest: u32,
     pub(super) len: usize,
+    /// Requests ever pushed: the next one's arrival number.
+    pushed: u64,
 }
 
 impl Table {
@@ -115,7 +129,7 @@ impl Table {
     /// Adds the newest request; `None` only when the table cannot index more (never with
     /// [`Pairing::max_in_flight`](super::Pairing::max_in_flight) below `u32::MAX`).
     pub(super) fn push(&mut self, entry: InFlight) -> Option<u32> {
-        let slot = Slot { entry: Some(entry), older: self.newest, newer: NONE };
+        let slot = Slot { entry: Some(entry), older: self.newest, newer: NONE, seq: self.pushed };
         let at = match self.free.pop() {
             Some(at) => {
                 *self.slots.get_mut(at as usize)? = slot;
@@ -133,7 +147,14 @@ impl Table {
         }
         self.newest = at;
         self.len += 1;
+        self.pushed += 1;
         Some(at)
+    }
+
+    /// The arrival number of the request at `at` (smaller: older).
+    pub(super) fn seq(&self, at: u32) -> Option<u64> {
+        let slot = self.slots.get(at as usize)?;
+        slot.entry.as_ref().map(|_| slot.seq)
     }
 
     /// Takes a request out, and frees its slot.
@@ -173,6 +194,32 @@ impl Index {
     pub(super) fn find(&self, table: &Table, which: Which, hash: u64, key: &Key) -> Option<u32> {
         let same = |&at: &u32| table.link(at, which).is_some_and(|l| l.key == *key);
         self.heads.find(hash, same).copied()
+    }
+
+    /// The oldest request waiting with `key` for which `pred` holds (a key's requests are
+    /// chained oldest first).
+    pub(super) fn find_first(
+        &self,
+        table: &Table,
+        which: Which,
+        hash: u64,
+        key: &Key,
+        pred: impl Fn(&InFlight) -> bool,
+    ) -> Option<u32> {
+        let mut at = self.find(table, which, hash, key)?;
+        // A chain never holds more requests than are in flight: the bound only guards a
+        // broken chain from looping.
+        for _ in 0..=table.len {
+            let entry = table.get(at)?;
+            if pred(entry) {
+                return Some(at);
+            }
+            at = entry.link(which)?.next;
+            if at == NONE {
+                return None;
+            }
+        }
+        None
     }
 
     /// Indexes the (newest) request at `at` by its link; the oldest request already
