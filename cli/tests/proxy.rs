@@ -436,9 +436,10 @@ fn answers_are_not_held_back_by_blank_lines_or_batching() {
 
 #[test]
 fn lines_are_framed_alike_whatever_the_reads_cut() {
-    // Lines shorter and longer than the proxy's reads (128 KiB), CRLF, blank lines, an
-    // oversized line, written in pieces that end anywhere.
-    let mut proxy = Proxy::start(&["--max-message-size", "200000"], ECHO);
+    // Lines shorter and longer than the proxy's reads (128 KiB; the 400 KB line is framed
+    // by the decoder, which then hands back what follows), CRLF, blank lines, an oversized
+    // line, written in pieces that end anywhere.
+    let mut proxy = Proxy::start(&["--max-message-size", "1000000"], ECHO);
     let request = |id: u32, n: usize| {
         format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"m{id}","params":{{"x":"{}"}}}}"#,
@@ -447,28 +448,33 @@ fn lines_are_framed_alike_whatever_the_reads_cut() {
     };
     let mut stream = String::new();
     for (id, n, end) in
-        [(1, 10, "\r\n\n \t\r\n"), (2, 150_000, "\n"), (3, 300_000, "\n"), (4, 20, "\r\n")]
+        [(1, 10, "\r\n\n \t\r\n"), (2, 400_000, "\n"), (3, 1_100_000, "\n"), (4, 20, "\r\n")]
     {
         stream += &request(id, n);
         stream += end;
+    }
+    // Then short lines again, framed after the long ones.
+    for id in 5..=200 {
+        stream += &request(id, 30);
+        stream += "\n";
     }
     let stdin = proxy.stdin.as_mut().expect("stdin open");
     for piece in stream.as_bytes().chunks(7_919) {
         stdin.write_all(piece).expect("write to proxy");
         stdin.flush().expect("flush");
     }
-    let mut answers: Vec<(String, serde_json::Value)> = (0..4)
+    let mut answers: Vec<(u32, serde_json::Value)> = (0..200)
         .map(|_| {
             let line = proxy.recv();
-            (raw_id(&line), json(&line))
+            (raw_id(&line).parse().expect("an integer id"), json(&line))
         })
         .collect();
-    answers.sort_by(|a, b| a.0.cmp(&b.0));
-    let ids: Vec<&str> = answers.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, ["1", "2", "3", "4"]);
+    answers.sort_by_key(|(id, _)| *id);
+    let ids: Vec<u32> = answers.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=200).collect::<Vec<_>>());
     for (id, answer) in &answers {
-        match id.as_str() {
-            "3" => assert_eq!(answer["error"]["code"], -32700, "oversized: {answer}"),
+        match id {
+            3 => assert_eq!(answer["error"]["code"], -32700, "oversized: {answer}"),
             _ => assert_eq!(answer["result"]["method"], format!("m{id}"), "{answer}"),
         }
     }

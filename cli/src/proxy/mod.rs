@@ -332,8 +332,9 @@ const BATCH: usize = 256 * 1024;
 /// fast path does not frame itself goes through the [`NdjsonDecoder`], whose rules it
 /// follows (split on `\n`, one `\r` stripped, blank lines skipped): a line over
 /// `--max-message-size` (the decoder reports it and recovers its id), an unfinished line
-/// longer than [`READ`] (the decoder then frames everything until a read ends a line and
-/// leaves nothing behind), and the last line at the end of input.
+/// longer than [`READ`] (the decoder then frames everything until it is left with no more
+/// than a read's worth of an unfinished line, or with nothing), and the last line at the
+/// end of input.
 fn relay(input: File, side: Side, router: &Router, client: &Sink, server: &Sink) {
     Relay { side, router, client, server }.run(input);
 }
@@ -349,7 +350,8 @@ struct Relay<'r> {
 impl<'r> Relay<'r> {
     fn run(&self, mut input: File) {
         let max = self.router.max_message_size;
-        let mut decoder = NdjsonDecoder::new().max_message_size(max).recover_ids();
+        let new_decoder = || NdjsonDecoder::new().max_message_size(max).recover_ids();
+        let mut decoder = new_decoder();
         // `scratch[..pending]` is the unfinished line of the fast path; a read goes after it.
         let mut scratch = vec![0u8; 2 * READ];
         let mut pending = 0;
@@ -375,9 +377,21 @@ impl<'r> Relay<'r> {
                 }
                 buf.extend_from_slice(scratch.get(..n).filter(|_| decoding).unwrap_or_default());
                 self.decode(&mut decoder, &mut buf, eof, &mut out);
-                // A read that ended a line leaves the decoder with nothing (not even an
-                // oversized line it is dropping): the fast path takes over again.
-                decoding = !(buf.is_empty() && ends_line);
+                // The fast path takes over again when the decoder is left with an
+                // unfinished line no longer than a read (when it drops an oversized line it
+                // keeps nothing), or with nothing after a read that ended a line.
+                if buf.is_empty() && ends_line {
+                    decoding = false;
+                } else if let Some(dst) =
+                    scratch.get_mut(..buf.len()).filter(|_| !buf.is_empty() && buf.len() <= READ)
+                {
+                    dst.copy_from_slice(&buf);
+                    pending = buf.len();
+                    buf.clear();
+                    // This decoder remembers how far it searched the bytes it gave up.
+                    decoder = new_decoder();
+                    decoding = false;
+                }
             } else {
                 let data = scratch.get(..pending + n).unwrap_or_default();
                 let complete = memchr::memrchr(b'\n', data).map_or(0, |last| last + 1);
@@ -394,7 +408,9 @@ impl<'r> Relay<'r> {
                     }
                     start = end + 1;
                 }
-                scratch.copy_within(complete..pending + n, 0);
+                if complete > 0 {
+                    scratch.copy_within(complete..pending + n, 0);
+                }
                 pending = pending + n - complete;
                 if pending > READ {
                     buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
