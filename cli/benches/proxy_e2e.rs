@@ -6,8 +6,10 @@
 //! throughput of each (median of several interleaved rounds, and the proxy / serde ratio of
 //! each round), the CPU time each run cost (the relay and the echo server together, from
 //! `getrusage(RUSAGE_CHILDREN)`: unlike wall-clock time it hardly depends on what else the
-//! machine runs) and the round-trip latency of one request at a time through each (p50, p99),
-//! so the latency the proxy adds shows against the echo server alone and the byte relay.
+//! machine runs; less the echo server alone's of the same round, each relay's own, as a
+//! median and per round) and the round-trip latency of one request at a time through each
+//! (p50, p99), so the latency the proxy adds shows against the echo server alone and the
+//! byte relay.
 //!
 //! `cargo bench -p rpcscan-cli --bench proxy_e2e` runs the full sizes; without `--bench`
 //! (`cargo test --benches`) it runs a small stream once, checking every count and id and
@@ -174,6 +176,17 @@ fn run(shape: AnswerShape, messages: usize, pings: usize, rounds: usize, check: 
         own(Relay::Serde).as_secs_f64() / own(Relay::Rpcscan).as_secs_f64(),
         own(Relay::Bytes)
     );
+    // Each round's own CPU: the run less the echo server alone's in the same round.
+    let own_rounds: Vec<String> = (0..rounds)
+        .filter_map(|i| {
+            let at = |r: Relay| cpu.get(r as usize).and_then(|c| c.get(i)).copied();
+            let echo = at(Relay::Echo)?;
+            let serde = at(Relay::Serde)?.saturating_sub(echo);
+            let rpcscan = at(Relay::Rpcscan)?.saturating_sub(echo);
+            Some(format!("{:.2}", serde.as_secs_f64() / rpcscan.as_secs_f64()))
+        })
+        .collect();
+    println!("own CPU serde / rpcscan per round: {}", own_rounds.join(", "));
     println!(
         "ceilings / serde_json relay: byte relay {:.2}x, echo server alone {:.2}x; rpcscan proxy reaches {:.0}% of the byte relay",
         speed(Relay::Bytes) / speed(Relay::Serde),

@@ -434,6 +434,54 @@ fn answers_are_not_held_back_by_blank_lines_or_batching() {
     assert!(rest.is_empty());
 }
 
+#[test]
+fn lines_are_framed_alike_whatever_the_reads_cut() {
+    // Lines shorter and longer than the proxy's reads (128 KiB; the 400 KB line is framed
+    // by the decoder, which then hands back what follows), CRLF, blank lines, an oversized
+    // line, written in pieces that end anywhere.
+    let mut proxy = Proxy::start(&["--max-message-size", "1000000"], ECHO);
+    let request = |id: u32, n: usize| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"m{id}","params":{{"x":"{}"}}}}"#,
+            "y".repeat(n)
+        )
+    };
+    let mut stream = String::new();
+    for (id, n, end) in
+        [(1, 10, "\r\n\n \t\r\n"), (2, 400_000, "\n"), (3, 1_100_000, "\n"), (4, 20, "\r\n")]
+    {
+        stream += &request(id, n);
+        stream += end;
+    }
+    // Then short lines again, framed after the long ones.
+    for id in 5..=200 {
+        stream += &request(id, 30);
+        stream += "\n";
+    }
+    let stdin = proxy.stdin.as_mut().expect("stdin open");
+    for piece in stream.as_bytes().chunks(7_919) {
+        stdin.write_all(piece).expect("write to proxy");
+        stdin.flush().expect("flush");
+    }
+    let mut answers: Vec<(u32, serde_json::Value)> = (0..200)
+        .map(|_| {
+            let line = proxy.recv();
+            (raw_id(&line).parse().expect("an integer id"), json(&line))
+        })
+        .collect();
+    answers.sort_by_key(|(id, _)| *id);
+    let ids: Vec<u32> = answers.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=200).collect::<Vec<_>>());
+    for (id, answer) in &answers {
+        match id {
+            3 => assert_eq!(answer["error"]["code"], -32700, "oversized: {answer}"),
+            _ => assert_eq!(answer["result"]["method"], format!("m{id}"), "{answer}"),
+        }
+    }
+    let (_, rest) = proxy.finish();
+    assert!(rest.is_empty(), "{rest:?}");
+}
+
 /// `rpcscan pair` over a log: the requests it lists as never answered (`--unanswered
 /// --json`), and its summary (`--json`'s last line).
 fn pair_log(log: &Path) -> (Vec<serde_json::Value>, serde_json::Value) {

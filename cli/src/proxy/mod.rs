@@ -326,56 +326,153 @@ const BATCH: usize = 256 * 1024;
 
 /// Reads `input` to its end (or a read error) and routes every line: each read's lines
 /// are routed, then their outputs written, one write per destination.
-fn relay<'r>(mut input: File, side: Side, router: &'r Router, client: &Sink, server: &Sink) {
-    let mut decoder = NdjsonDecoder::new().max_message_size(router.max_message_size).recover_ids();
-    let mut scratch = vec![0u8; READ];
-    let mut buf = BytesMut::with_capacity(READ);
-    let mut out = Out::default();
-    loop {
-        let n = match read(&mut input, &mut scratch) {
-            Ok(n) => n,
-            Err(e) => {
-                eprintln!("rpcscan proxy: reading from the {}: {e}", side.name());
-                0
-            }
-        };
-        buf.extend_from_slice(scratch.get(..n).unwrap_or_default());
-        let eof = n == 0;
+///
+/// Lines are routed where the read put them: each read lands after the unfinished line
+/// of the one before, and only that unfinished line is moved (to the front). What this
+/// fast path does not frame itself goes through the [`NdjsonDecoder`], whose rules it
+/// follows (split on `\n`, one `\r` stripped, blank lines skipped): a line over
+/// `--max-message-size` (the decoder reports it and recovers its id), an unfinished line
+/// longer than [`READ`] (the decoder then frames everything until it is left with no more
+/// than a read's worth of an unfinished line, or with nothing), and the last line at the
+/// end of input.
+fn relay(input: File, side: Side, router: &Router, client: &Sink, server: &Sink) {
+    Relay { side, router, client, server }.run(input);
+}
+
+/// One relaying thread: which side it reads, and where its lines go.
+struct Relay<'r> {
+    side: Side,
+    router: &'r Router,
+    client: &'r Sink,
+    server: &'r Sink,
+}
+
+impl<'r> Relay<'r> {
+    fn run(&self, mut input: File) {
+        let max = self.router.max_message_size;
+        let new_decoder = || NdjsonDecoder::new().max_message_size(max).recover_ids();
+        let mut decoder = new_decoder();
+        // `scratch[..pending]` is the unfinished line of the fast path; a read goes after it.
+        let mut scratch = vec![0u8; 2 * READ];
+        let mut pending = 0;
+        // The decoder's buffer, and whether the decoder frames everything for now.
+        let mut buf = BytesMut::new();
+        let mut decoding = false;
+        let mut out = Out::default();
         loop {
-            let route = |line: &[u8], out: &mut Out<'r>| match side {
-                Side::Client => router.client_line(line, out),
-                Side::Server => router.server_line(line, out),
+            let at = if decoding { 0 } else { pending };
+            let n = match read(&mut input, scratch.get_mut(at..at + READ).unwrap_or_default()) {
+                Ok(n) => n,
+                Err(e) => {
+                    eprintln!("rpcscan proxy: reading from the {}: {e}", self.side.name());
+                    0
+                }
             };
+            let eof = n == 0;
+            let ends_line = n > 0 && scratch.get(at + n - 1) == Some(&b'\n');
+            if decoding || eof {
+                if !decoding {
+                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
+                    pending = 0;
+                }
+                buf.extend_from_slice(scratch.get(..n).filter(|_| decoding).unwrap_or_default());
+                self.decode(&mut decoder, &mut buf, eof, &mut out);
+                // The fast path takes over again when the decoder is left with an
+                // unfinished line no longer than a read (when it drops an oversized line it
+                // keeps nothing), or with nothing after a read that ended a line.
+                if buf.is_empty() && ends_line {
+                    decoding = false;
+                } else if let Some(dst) =
+                    scratch.get_mut(..buf.len()).filter(|_| !buf.is_empty() && buf.len() <= READ)
+                {
+                    dst.copy_from_slice(&buf);
+                    pending = buf.len();
+                    buf.clear();
+                    // This decoder remembers how far it searched the bytes it gave up.
+                    decoder = new_decoder();
+                    decoding = false;
+                }
+            } else {
+                let data = scratch.get(..pending + n).unwrap_or_default();
+                let complete = memchr::memrchr(b'\n', data).map_or(0, |last| last + 1);
+                let mut start = 0;
+                for end in memchr::memchr_iter(b'\n', data.get(..complete).unwrap_or_default()) {
+                    let line = data.get(start..end).unwrap_or_default();
+                    let content = line.strip_suffix(b"\r").unwrap_or(line);
+                    if content.len() > max {
+                        buf.extend_from_slice(data.get(start..=end).unwrap_or_default());
+                        self.decode(&mut decoder, &mut buf, false, &mut out);
+                    } else if !is_blank(content) {
+                        self.route(content, &mut out);
+                        self.send_full(&mut out);
+                    }
+                    start = end + 1;
+                }
+                if complete > 0 {
+                    scratch.copy_within(complete..pending + n, 0);
+                }
+                pending = pending + n - complete;
+                if pending > READ {
+                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
+                    pending = 0;
+                    decoding = true;
+                    self.decode(&mut decoder, &mut buf, false, &mut out);
+                }
+            }
+            send(&mut out, self.client, self.server);
+            if eof {
+                return;
+            }
+        }
+    }
+
+    fn route(&self, line: &[u8], out: &mut Out<'r>) {
+        match self.side {
+            Side::Client => self.router.client_line(line, out),
+            Side::Server => self.router.server_line(line, out),
+        }
+    }
+
+    /// Writes the outputs once they hold [`BATCH`] bytes.
+    fn send_full(&self, out: &mut Out<'r>) {
+        if out.to_client.len() + out.to_server.len() >= BATCH {
+            send(out, self.client, self.server);
+        }
+    }
+
+    /// Routes every line the decoder frames out of `buf` (with `eof`, the last one too).
+    fn decode(
+        &self,
+        decoder: &mut NdjsonDecoder,
+        buf: &mut BytesMut,
+        eof: bool,
+        out: &mut Out<'r>,
+    ) {
+        loop {
             // Each line is lent, not cut off as `Bytes`; the last one at the end of input
             // comes as a frame.
             let item = if eof {
-                decoder
-                    .decode_eof(&mut buf)
-                    .map(|item| item.map(|frame| route(frame.bytes(), &mut out)))
+                decoder.decode_eof(buf).map(|item| item.map(|frame| self.route(frame.bytes(), out)))
             } else {
-                decoder.decode_with(&mut buf, |line| route(line, &mut out))
+                decoder.decode_with(buf, |line| self.route(line, out))
             };
+            let router = self.router;
             match item {
                 None => break,
                 Some(Ok(())) => {}
-                Some(Err(too_large)) => match side {
-                    Side::Client => {
-                        router.client_oversized(&too_large, decoder.recovery(), &mut out)
-                    }
-                    Side::Server => {
-                        router.server_oversized(&too_large, decoder.recovery(), &mut out)
-                    }
+                Some(Err(too_large)) => match self.side {
+                    Side::Client => router.client_oversized(&too_large, decoder.recovery(), out),
+                    Side::Server => router.server_oversized(&too_large, decoder.recovery(), out),
                 },
             }
-            if out.to_client.len() + out.to_server.len() >= BATCH {
-                send(&mut out, client, server);
-            }
-        }
-        send(&mut out, client, server);
-        if eof {
-            return;
+            self.send_full(out);
         }
     }
+}
+
+/// Blank lines (spaces, tabs, CRs) are no messages (docs/spec.md §7).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
 }
 
 impl Side {
