@@ -269,8 +269,8 @@ pub(crate) fn run_simd128(_utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
 /// per 256 bytes. A/B in one process (image messages copied into module memory, then
 /// `classify`; AMD EPYC, load ~8): 3.0–3.3 µs where the one-window loop took 3.2–3.5 µs.
 /// Slower variants: two running minimums (XORs unsigned, the bytes signed), which LLVM
-/// turns into two trees keeping all sixteen registers live (V8 spills them), and four
-/// running minimums.
+/// turns into two trees keeping all sixteen loaded registers live (V8's x64 code has
+/// sixteen xmm registers in all), and four running minimums.
 #[inline]
 #[target_feature(enable = "simd128")]
 pub(super) fn ascii_quad_simd128(quad: &[u8; 256]) -> bool {
