@@ -120,6 +120,21 @@ describe("WebAssembly simd128 kernels against the portable build", () => {
         }
       }
     }
+    // Strings long enough for the run's 256-byte steps (simd128's plain-ASCII test): the
+    // bytes that end or break a plain run, at every position, in ASCII and in text that
+    // turns non-ASCII half way.
+    for (const len of [600, 1100]) {
+      for (let at = 0; at <= len; at++) {
+        for (const byte of [0x00, 0x1f, 0x20, 0x22, 0x5c, 0x7e, 0x7f, 0x80, 0xc3, 0xff]) {
+          const s = text(len, at, byte);
+          agree(join('{"jsonrpc":"2.0","id":2,"result":{"text":"', s, '","n":[1]}}'), `long ${len} ${at} ${byte}`);
+          if (byte % 2 === 0) {
+            const mixed = join(s.subarray(0, len >> 1), "é", s.subarray(len >> 1));
+            agree(join('{"jsonrpc":"2.0","id":2,"result":{"text":"', mixed, '"}}'), `long mixed ${len} ${at} ${byte}`);
+          }
+        }
+      }
+    }
     // Escapes and UTF-8 across a block boundary, at every offset.
     for (const special of ['\\"', "\\\\", "\\u00e9", "\\ud83d\\ude00", "\\x", "é", "日本", "\u{1F600}", "\xff"]) {
       for (let at = 0; at < 140; at++) {

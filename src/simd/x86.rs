@@ -107,6 +107,56 @@ mod tests {
         }
     }
 
+    /// The long-string run's four-window test equals the byte-by-byte answer (256 plain
+    /// ASCII bytes: none below 0x20, above 0x7F, a quote or a backslash): every byte value
+    /// at every position of a plain quad, and random quads; a plain one hands back its last
+    /// 64 bytes.
+    #[test]
+    fn ascii_quads_agree_with_the_bytes() {
+        if !has_avx512() {
+            return;
+        }
+        let check = |quad: &[u8; 256]| {
+            let want = quad.iter().all(|&b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\');
+            // SAFETY: AVX-512BW is available (checked at the top of the test).
+            let got = unsafe { ascii_quad_avx512(quad) }.map(|v| {
+                let mut last = [0u8; 64];
+                // SAFETY: `last` holds the 64 bytes the unaligned store writes.
+                unsafe { _mm512_storeu_si512(last.as_mut_ptr().cast(), v) };
+                last
+            });
+            assert_eq!(got.is_some(), want, "{quad:x?}");
+            if let Some(last) = got {
+                assert_eq!(last[..], quad[192..]);
+            }
+        };
+        let plain: [u8; 256] = core::array::from_fn(|k| b' ' + (k % 95) as u8);
+        let plain = plain.map(|b| if b == b'"' || b == b'\\' { b'a' } else { b });
+        check(&plain);
+        for at in 0..256 {
+            for b in 0..=255u8 {
+                let mut quad = plain;
+                quad[at] = b;
+                check(&quad);
+            }
+        }
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            let quad: [u8; 256] = core::array::from_fn(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly plain bytes, so that some quads are plain.
+                if seed.is_multiple_of(500) {
+                    b"\"\\\x00\x1f\x7f\x80\xff\xc3"[(seed >> 8) as usize % 8]
+                } else {
+                    b"ab +/=~!{}"[(seed >> 8) as usize % 10]
+                }
+            });
+            check(&quad);
+        }
+    }
+
     #[test]
     fn masked_tail_loads_equal_padded_blocks() {
         if !has_avx512() {
