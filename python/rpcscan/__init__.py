@@ -194,6 +194,8 @@ def read_log(
 
     Returns a ``pyarrow.Table`` when pyarrow is installed, else an :class:`rpcscan.Table`
     with the Arrow PyCapsule interface (``polars.from_arrow``, DuckDB, nanoarrow...).
+    When a table is dropped, its columns' memory is kept for the next read (at most 128 MB
+    for each of the four element types), which then does not fault it in again.
 
     Notes about the input (it looks binary...) are :class:`ScanWarning` warnings.
 

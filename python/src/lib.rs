@@ -24,6 +24,7 @@ mod log_reader;
 mod pair;
 #[cfg(feature = "polars")]
 mod polars_plugin;
+mod pool;
 mod scan;
 
 use std::borrow::Cow;

@@ -23,7 +23,7 @@ use arrow_array::{
     ArrayRef, DictionaryArray, Int64Array, Int8Array, LargeStringArray, RecordBatch,
     RecordBatchIterator, StringArray, UInt64Array,
 };
-use arrow_buffer::{Buffer, NullBuffer, NullBufferBuilder, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -35,6 +35,7 @@ use rpcscan_traffic::input::{
 };
 
 use crate::buffer::Bytes;
+use crate::pool::{self, Pooled};
 
 /// The CLI's default `--max-message-size`.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
@@ -44,12 +45,12 @@ const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
 pub(crate) struct Strings {
     data: Vec<u8>,
     offsets: Vec<i64>,
-    nulls: NullBufferBuilder,
+    nulls: Validity,
 }
 
 impl Default for Strings {
     fn default() -> Strings {
-        Strings { data: Vec::new(), offsets: vec![0], nulls: NullBufferBuilder::new(0) }
+        Strings { data: Vec::new(), offsets: vec![0], nulls: Validity::default() }
     }
 }
 
@@ -58,9 +59,9 @@ impl Strings {
         match value {
             Some(v) => {
                 self.data.extend_from_slice(v);
-                self.nulls.append_non_null();
+                self.nulls.append(true);
             }
-            None => self.nulls.append_null(),
+            None => self.nulls.append(false),
         }
         self.offsets.push(self.data.len() as i64);
     }
@@ -79,20 +80,29 @@ impl Strings {
         }
     }
 
+    /// Room for `rows` more rows and `bytes` more bytes; a column not yet started takes
+    /// its `Vec`s from the pools (`crate::pool`).
     fn reserve(&mut self, rows: usize, bytes: usize) {
-        self.offsets.reserve(rows);
-        self.data.reserve(bytes);
-        if self.nulls.is_empty() {
-            self.nulls = NullBufferBuilder::new(rows);
+        if self.offsets.len() <= 1 && self.data.is_empty() {
+            self.offsets = pool::I64.take(rows + 1);
+            self.offsets.push(0);
+            if bytes > 0 {
+                self.data = pool::U8.take(bytes);
+            }
+        } else {
+            self.offsets.reserve(rows);
+            self.data.reserve(bytes);
         }
+        self.nulls.reserve(rows);
     }
 
-    /// The array (its buffers moved, not copied); the column starts over.
+    /// The array (its buffers moved, not copied, and back to the pools when the array is
+    /// dropped); the column starts over.
     pub(crate) fn take_array(&mut self) -> Result<ArrayRef, arrow_schema::ArrowError> {
         let offsets = std::mem::replace(&mut self.offsets, vec![0]);
         let array = LargeStringArray::try_new(
-            OffsetBuffer::new(ScalarBuffer::from(offsets)),
-            Buffer::from_vec(std::mem::take(&mut self.data)),
+            OffsetBuffer::new(pool::scalars(offsets)),
+            pool::buffer(std::mem::take(&mut self.data)),
             self.nulls.finish(),
         )?;
         Ok(Arc::new(array))
@@ -103,34 +113,76 @@ impl Strings {
     }
 }
 
+/// A column's validity bits in Arrow's layout, 64 rows to a word, appended inline (a row
+/// costs a shift and an or); no buffer when no row is null.
+#[derive(Default)]
+struct Validity {
+    words: Vec<u64>,
+    len: usize,
+    nulls: usize,
+}
+
+impl Validity {
+    #[inline]
+    fn append(&mut self, valid: bool) {
+        let bit = self.len % 64;
+        if bit == 0 {
+            self.words.push(0);
+        }
+        if let Some(word) = self.words.last_mut() {
+            *word |= u64::from(valid) << bit;
+        }
+        self.nulls += usize::from(!valid);
+        self.len += 1;
+    }
+
+    fn reserve(&mut self, rows: usize) {
+        self.words.reserve(rows.div_ceil(64));
+    }
+
+    /// The validity of the rows so far (moved, not copied), `None` when none is null; the
+    /// column starts over.
+    fn finish(&mut self) -> Option<NullBuffer> {
+        let words = std::mem::take(&mut self.words);
+        let len = std::mem::take(&mut self.len);
+        if std::mem::take(&mut self.nulls) == 0 {
+            return None;
+        }
+        Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, len)))
+    }
+}
+
 /// Optional integers in Arrow's layout.
 struct Ints<T> {
     values: Vec<T>,
-    nulls: NullBufferBuilder,
+    nulls: Validity,
 }
 
 impl<T: Default> Default for Ints<T> {
     fn default() -> Ints<T> {
-        Ints { values: Vec::new(), nulls: NullBufferBuilder::new(0) }
+        Ints { values: Vec::new(), nulls: Validity::default() }
     }
 }
 
-impl<T: Default + arrow_buffer::ArrowNativeType> Ints<T> {
+impl<T: Default + Pooled> Ints<T> {
     fn push(&mut self, value: Option<T>) {
         self.nulls.append(value.is_some());
         self.values.push(value.unwrap_or_default());
     }
 
+    /// Room for `rows` more rows (a column not yet started takes its `Vec` from its pool).
     fn reserve(&mut self, rows: usize) {
-        self.values.reserve(rows);
-        if self.nulls.is_empty() {
-            self.nulls = NullBufferBuilder::new(rows);
+        if self.values.capacity() == 0 {
+            self.values = T::pool().take(rows);
+        } else {
+            self.values.reserve(rows);
         }
+        self.nulls.reserve(rows);
     }
 
     /// The values and validity (moved, not copied); the column starts over.
     fn take(&mut self) -> (ScalarBuffer<T>, Option<NullBuffer>) {
-        (ScalarBuffer::from(std::mem::take(&mut self.values)), self.nulls.finish())
+        (pool::scalars(std::mem::take(&mut self.values)), self.nulls.finish())
     }
 }
 
@@ -165,7 +217,7 @@ pub(crate) struct Rows {
 
 /// The size of the last block merged: rows, and bytes of each string column. A new
 /// block's columns are sized by it up front rather than grown (and copied) row by row.
-static LAST_BLOCK: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
+static LAST_BLOCK: [AtomicUsize; 5] = [const { AtomicUsize::new(0) }; 5];
 
 impl Rows {
     pub(crate) fn len(&self) -> usize {
@@ -185,21 +237,25 @@ impl Rows {
         let hint = |i: usize| LAST_BLOCK[i].load(Ordering::Relaxed) / 8 * 9;
         let rows = hint(0);
         self.line.reserve(rows);
-        self.offset.reserve(rows);
-        self.kind.reserve(rows);
+        self.offset = pool::U64.take(rows);
+        self.kind = pool::I8.take(rows);
         self.error_code.reserve(rows);
         self.reason.reserve(rows);
         self.method.reserve(rows, hint(1));
         self.id.reserve(rows, hint(2));
         self.tool_name.reserve(rows, hint(3));
-        // Error codes are few and short: their bytes grow as needed.
-        self.error_code_text.reserve(rows, 0);
+        self.error_code_text.reserve(rows, hint(4));
     }
 
     /// Remembers this block's size for the next ones.
     fn remember(&self) {
-        let sizes =
-            [self.len(), self.method.data.len(), self.id.data.len(), self.tool_name.data.len()];
+        let sizes = [
+            self.len(),
+            self.method.data.len(),
+            self.id.data.len(),
+            self.tool_name.data.len(),
+            self.error_code_text.data.len(),
+        ];
         for (slot, size) in LAST_BLOCK.iter().zip(sizes) {
             slot.store(size, Ordering::Relaxed);
         }
@@ -222,10 +278,10 @@ impl Rows {
         let (line, line_nulls) = self.line.take();
         let (code, code_nulls) = self.error_code.take();
         let (reason, reason_nulls) = self.reason.take();
-        let kind = Int8Array::new(ScalarBuffer::from(std::mem::take(&mut self.kind)), None);
+        let kind = Int8Array::new(pool::scalars(std::mem::take(&mut self.kind)), None);
         let columns: Vec<ArrayRef> = vec![
             Arc::new(UInt64Array::new(line, line_nulls)),
-            Arc::new(UInt64Array::new(ScalarBuffer::from(std::mem::take(&mut self.offset)), None)),
+            Arc::new(UInt64Array::new(pool::scalars(std::mem::take(&mut self.offset)), None)),
             Arc::new(DictionaryArray::<Int8Type>::try_new(kind, kind_names())?),
             self.method.take_array()?,
             self.id.take_array()?,
@@ -257,10 +313,10 @@ fn reason_names() -> ArrayRef {
 
 /// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
 /// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
-/// too, a scan of every result object). This parser does not ask the scan to note it
-/// (`Parser::note_params_name`), so `params_name` looks it up in `params`: one walk of
-/// `params` per `tools/call` row, instead of a key compare per `params` member of every
-/// row.
+/// too, a scan of every result object). The parser of [`settings`] asks the strict scan to
+/// note it on its way (`Parser::note_params_name`: a key compare per `params` member),
+/// which costs less than a second walk of `params` per `tools/call` row did (5% of
+/// `read_log`'s CPU time on MCP traffic); envelope mode looks it up in `params`.
 pub(crate) fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
     if m.kind() != Kind::Request || m.method()? != "tools/call" {
         return None;
@@ -465,7 +521,8 @@ pub(crate) fn settings(
     Ok(Settings {
         // Log records are lines.
         framing: if extract.is_some() { Some(Framing::Ndjson) } else { framing },
-        parser: Parser::new().validation(mode),
+        // `params.name` noted by the scan, for `tool_name` (and `pair`'s tool).
+        parser: Parser::new().validation(mode).note_params_name(true),
         max_message_size,
         // Positioned reads: a file truncated under us cannot kill the interpreter
         // (`scan_path(mmap=True)` maps, on request).

@@ -442,6 +442,33 @@ print(grown * 1024, len(data), table.nbytes)
     assert grown < table_bytes + size // 2, (grown, size, table_bytes)
 
 
+def test_columns_of_a_dropped_table_are_reused_without_mixing_tables(tmp_path):
+    """A dropped table's column storage goes to the next read (src/pool.rs): the next
+    tables hold their own values, and a table still alive is never written to."""
+    path = many_blocks(tmp_path)
+    other = tmp_path / "other.ndjson"
+    other.write_bytes(
+        b"".join(
+            b'{"jsonrpc":"2.0","id":"r%d","method":"tools/call","params":{"name":"t%d"}}\n'
+            b'{"jsonrpc":"2.0","id":%d,"error":{"code":-3%d,"message":"no"}}\n[1,%d]\n'
+            % (i, i % 97, i, i % 10, i)
+            for i in range(60_000)
+        )
+    )
+    want = rpcscan.read_log(path).to_pylist()
+    want_other = rpcscan.read_log(other).to_pylist()
+    for _ in range(3):
+        kept = rpcscan.read_log(path)
+        dropped = rpcscan.read_log(other)
+        assert dropped.to_pylist() == want_other
+        del dropped
+        # Into the storage `dropped` gave back, while `kept` stays alive.
+        again = rpcscan.read_log(other)
+        assert kept.to_pylist() == want
+        assert again.to_pylist() == want_other
+        del kept, again
+
+
 def test_non_contiguous_buffers_are_refused_clearly():
     data = b'{"jsonrpc":"2.0","id":1,"method":"m"}\n' * 4
     strided = memoryview(data)[::2]

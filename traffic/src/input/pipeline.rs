@@ -38,12 +38,15 @@ pub(super) enum Block {
     TooLarge { source: Arc<Source>, offset: u64, line: u64, len: u64 },
 }
 
-/// The bytes of a block: borrowed from a map, read from a stream, or still to be read from
-/// a file by the worker (positioned reads; `buf` is the buffer to read them into).
+/// The bytes of a block: borrowed from a map, read from a stream, still to be read from
+/// a file by the worker (positioned reads; `buf` is the buffer to read them into), or read
+/// so (`buf[..len]`: the buffer keeps its length, so that reusing it for the next block
+/// does not zero its bytes again before the read overwrites them).
 pub(super) enum Data {
     Mapped { file: Arc<Mapped>, start: usize, end: usize },
     Read(Vec<u8>),
     Positioned { file: Arc<Positioned>, start: u64, end: u64, buf: Vec<u8> },
+    Loaded { buf: Vec<u8>, len: usize },
 }
 
 impl Block {
@@ -53,6 +56,7 @@ impl Block {
             Block::Lines { data: Data::Mapped { start, end, .. }, .. } => (end - start) as u64,
             Block::Lines { data: Data::Read(bytes), .. } => bytes.len() as u64,
             Block::Lines { data: Data::Positioned { start, end, .. }, .. } => end - start,
+            Block::Lines { data: Data::Loaded { len, .. }, .. } => *len as u64,
             Block::TooLarge { len, .. } => *len,
         }
     }
@@ -62,11 +66,11 @@ impl Block {
     pub(super) fn load(&mut self) {
         if let Block::Lines { data, .. } = self {
             if let Data::Positioned { file, start, end, buf } = data {
-                if let Err(e) = file.load(*start, *end, buf) {
+                let len = file.load(*start, *end, buf).unwrap_or_else(|e| {
                     file.read_error(*start, &e);
-                    buf.clear();
-                }
-                *data = Data::Read(std::mem::take(buf));
+                    0
+                });
+                *data = Data::Loaded { buf: std::mem::take(buf), len };
             }
         }
     }
@@ -86,6 +90,7 @@ impl Block {
                         file.data().get(*start..*end).unwrap_or_default()
                     }
                     Data::Read(bytes) => bytes,
+                    Data::Loaded { buf, len } => buf.get(..*len).unwrap_or_default(),
                     // Not loaded: nothing read.
                     Data::Positioned { .. } => &[][..],
                 };
@@ -114,6 +119,7 @@ impl Block {
         match self {
             Block::Lines { data: Data::Read(bytes), .. } => Some(bytes),
             Block::Lines { data: Data::Positioned { buf, .. }, .. } => Some(buf),
+            Block::Lines { data: Data::Loaded { buf, .. }, .. } => Some(buf),
             _ => None,
         }
     }
@@ -213,6 +219,10 @@ where
         let mut total = None;
         let mut pending: BTreeMap<usize, Finished<C::Tally>> = BTreeMap::new();
         let mut free: Vec<Vec<u8>> = Vec::new();
+        // Read buffers of finished blocks, handed back to the producer with its permits: a
+        // block finished out of order keeps its buffer here until its turn, rather than
+        // dropping it (a fresh buffer's pages are faulted in and zeroed again).
+        let mut spare: Vec<Vec<u8>> = Vec::new();
         // The line number of the next block numbered at merge (its input's so far).
         let mut next_line = 1u64;
         let every = cmd.every();
@@ -271,7 +281,7 @@ where
                 }
                 Event::Done { seq, out: buf, buffer, size, tally, lines } => {
                     pending.insert(seq, (buf, size, tally, lines));
-                    let mut buffer = buffer;
+                    spare.extend(buffer);
                     while let Some((mut buf, size, tally, lines)) = pending.remove(&written) {
                         written += 1;
                         match tally {
@@ -300,7 +310,7 @@ where
                         }
                         buf.clear();
                         free.push(buf);
-                        let _ = permits.send(buffer.take().unwrap_or_default());
+                        let _ = permits.send(spare.pop().unwrap_or_default());
                     }
                     // Nothing ready behind it: let a live reader see what we have.
                     if stop.is_none() && pending.is_empty() {

@@ -67,20 +67,27 @@ impl Positioned {
         self.source.notes.note(format_args!("{name}: read error at byte {at}: {error}"));
     }
 
-    /// Reads the block `[from, to)` (input offsets) into `buf` (cleared first). A block
-    /// ends after a newline or at the end of the input: one that does not (the file ended
-    /// early, or changed under us) is cut after its last newline, and the shrinking said.
-    pub(super) fn load(&self, from: u64, to: u64, buf: &mut Vec<u8>) -> io::Result<()> {
-        buf.clear();
+    /// Reads the block `[from, to)` (input offsets) into the front of `buf`: the bytes read
+    /// are `buf[..n]`, `n` returned. `buf` is only grown (its new bytes zeroed), never
+    /// shrunk: a buffer reused block after block is written once per block, by the read,
+    /// rather than zeroed first each time. A block ends after a newline or at the end of
+    /// the input: one that does not (the file ended early, or changed under us) is cut
+    /// after its last newline, and the shrinking said.
+    pub(super) fn load(&self, from: u64, to: u64, buf: &mut Vec<u8>) -> io::Result<usize> {
         let len = usize::try_from(to.saturating_sub(from)).unwrap_or(usize::MAX);
-        let got = read_full(&self.file, buf, self.start + from, len)?;
-        let at_end = self.start + to == self.end;
-        if got < len || !(at_end || buf.last() == Some(&b'\n')) {
-            let keep = memchr::memrchr(b'\n', buf).map_or(0, |i| i + 1);
-            self.note_shrank(from + keep as u64);
-            buf.truncate(keep);
+        if buf.len() < len {
+            buf.resize(len, 0);
         }
-        Ok(())
+        let into = buf.get_mut(..len).unwrap_or_default();
+        let got = read_into(&self.file, into, self.start + from)?;
+        let read = buf.get(..got).unwrap_or_default();
+        let at_end = self.start + to == self.end;
+        if got < len || !(at_end || read.last() == Some(&b'\n')) {
+            let keep = memchr::memrchr(b'\n', read).map_or(0, |i| i + 1);
+            self.note_shrank(from + keep as u64);
+            return Ok(keep);
+        }
+        Ok(got)
     }
 }
 
@@ -88,19 +95,23 @@ impl Positioned {
 fn read_full(file: &File, buf: &mut Vec<u8>, at: u64, len: usize) -> io::Result<usize> {
     let old = buf.len();
     buf.resize(old + len, 0);
+    let got = read_into(file, &mut buf[old..], at);
+    buf.truncate(old + *got.as_ref().unwrap_or(&0));
+    got
+}
+
+/// Fills `buf` with the bytes at `at`: how many were read, fewer than `buf.len()` only at
+/// the end of the file.
+fn read_into(file: &File, buf: &mut [u8], at: u64) -> io::Result<usize> {
     let mut got = 0;
-    while got < len {
-        match read_at(file, &mut buf[old + got..], at + got as u64) {
+    while got < buf.len() {
+        match read_at(file, &mut buf[got..], at + got as u64) {
             Ok(0) => break,
             Ok(n) => got += n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                buf.truncate(old + got);
-                return Err(e);
-            }
+            Err(e) => return Err(e),
         }
     }
-    buf.truncate(old + got);
     Ok(got)
 }
 
@@ -184,18 +195,17 @@ pub(super) fn produce_positioned<T>(
             let Some(mut buf) = p.permit() else {
                 return (bytes, None);
             };
+            let first_line = line;
             let data = if lines && !at_merge {
-                if let Err(e) = file.load(pos, end, &mut buf) {
-                    return (bytes, Some(fail(pos, e)));
-                }
-                Data::Read(buf)
+                let len = match file.load(pos, end, &mut buf) {
+                    Ok(len) => len,
+                    Err(e) => return (bytes, Some(fail(pos, e))),
+                };
+                line += newlines(buf.get(..len).unwrap_or_default());
+                Data::Loaded { buf, len }
             } else {
                 Data::Positioned { file: Arc::clone(&file), start: pos, end, buf }
             };
-            let first_line = line;
-            if let Data::Read(read) = &data {
-                line += newlines(read);
-            }
             p.send(Block::Lines {
                 source: Arc::clone(&file.source),
                 data,
@@ -258,8 +268,15 @@ mod tests {
                 assert_eq!(base, joined.len() as u64);
                 let bytes = match block_data {
                     Data::Read(bytes) => bytes,
+                    Data::Loaded { mut buf, len } => {
+                        buf.truncate(len);
+                        buf
+                    }
                     Data::Positioned { file, start, end, mut buf } => {
-                        file.load(start, end, &mut buf).unwrap();
+                        // A reused buffer, longer than the block: only its front is read.
+                        buf.resize(3 * RANGE, b'x');
+                        let len = file.load(start, end, &mut buf).unwrap();
+                        buf.truncate(len);
                         buf
                     }
                     Data::Mapped { .. } => panic!("no map here"),
@@ -293,7 +310,7 @@ mod tests {
         let read: usize = blocks
             .into_iter()
             .map(|b| match b {
-                Block::Lines { data: Data::Read(bytes), .. } => bytes.len(),
+                Block::Lines { data: Data::Loaded { len, .. }, .. } => len,
                 _ => panic!("read by the producer"),
             })
             .sum();
@@ -316,7 +333,8 @@ mod tests {
         rewritten[end as usize - 1] = b' ';
         std::fs::write(&path, &rewritten).unwrap();
         let mut buf = Vec::new();
-        file.load(0, end, &mut buf).unwrap();
+        let len = file.load(0, end, &mut buf).unwrap();
+        buf.truncate(len);
         assert_eq!(buf.last(), Some(&b'\n'));
         assert!(buf.len() < end as usize && buf.len() + 40 > end as usize);
         assert!(file.shrank());
