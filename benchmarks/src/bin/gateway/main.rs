@@ -13,6 +13,7 @@
 //! cargo build --release -p rpcscan-cli -p rpcscan-benchmarks --bin rpcscan --bin gateway
 //! target/release/gateway [--duration 10s] [--connections 32] [--threads 2] [--rounds 1]
 //!                        [--pin LOAD_CPUS:GATEWAY_CPUS] [--rpcscan PATH] [--nginx PATH]
+//!                        [--awake]
 //!                        [--only direct,pass,rpcscan,serde,nginx,rpcscan-log,nginx-log]
 //! target/release/gateway --smoke      # each target answers; 1 s of wrk when installed
 //! ```
@@ -20,6 +21,13 @@
 //! The gateways run as their own processes (`rpcscan gateway`, nginx, and this program with
 //! `serve-plain` / `serve-serde`), so `/proc/PID/stat` gives each one's CPU time alone
 //! (nginx's: its master's and its worker's, summed).
+//!
+//! `--awake` runs `gateway tick` on the gateway's CPUs for the whole run: a process that
+//! sleeps 0.5 ms at a time. In a virtual machine an idle vCPU halts, and waking it for
+//! the next request costs the host an interrupt and the run millisecond-long tails, so a
+//! gateway that keeps its CPU busier (`rpcscan gateway --log`, whose writer thread wakes
+//! often) gets ~3x the throughput and a little less CPU per request; with `--awake` every
+//! gateway runs on a CPU kept out of idle alike. The ticker's own CPU is not counted.
 //! `gateway serve-upstream` runs the minimal upstream alone (to profile a gateway by hand).
 //! `--pin 0:1` runs this program's upstream and wrk on CPU 0 and each gateway on CPU 1
 //! (`taskset`), for the direct run too: the gateway then has a core of its own, and tokio
@@ -127,12 +135,14 @@ struct Options {
     nginx: Option<PathBuf>,
     /// The targets to run, in `TARGETS` order.
     only: Vec<Target>,
+    /// Keep the gateway's CPUs out of idle (`gateway tick`).
+    awake: bool,
     smoke: bool,
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
-        "gateway: {problem}\nusage: gateway [--smoke] [--duration 10s] [--connections 32] [--threads 2] [--rounds 1] [--pin LOAD_CPUS:GATEWAY_CPUS] [--rpcscan PATH] [--nginx PATH] [--only {}]",
+        "gateway: {problem}\nusage: gateway [--smoke] [--duration 10s] [--connections 32] [--threads 2] [--rounds 1] [--pin LOAD_CPUS:GATEWAY_CPUS] [--rpcscan PATH] [--nginx PATH] [--awake] [--only {}]",
         TARGETS.map(|t| t.1).join(",")
     );
     std::process::exit(2)
@@ -169,6 +179,7 @@ fn options() -> Options {
         rpcscan: beside,
         nginx: None,
         only: TARGETS.map(|t| t.0).to_vec(),
+        awake: false,
         smoke: false,
     };
     let mut nginx = None;
@@ -176,6 +187,10 @@ fn options() -> Options {
     while let Some(flag) = args.next() {
         if flag == "--smoke" {
             o.smoke = true;
+            continue;
+        }
+        if flag == "--awake" {
+            o.awake = true;
             continue;
         }
         let value = args.next().unwrap_or_else(|| usage(&format!("{flag} needs a value")));
@@ -379,6 +394,14 @@ fn main() {
             serve_upstream();
             return;
         }
+        Some("tick") => {
+            // Until the bench that started it is gone.
+            let parent = std::os::unix::process::parent_id();
+            while std::os::unix::process::parent_id() == parent {
+                std::thread::sleep(Duration::from_micros(500));
+            }
+            return;
+        }
         _ => {}
     }
     let o = options();
@@ -423,6 +446,14 @@ fn main() {
             None => ", unpinned".into(),
         }
     );
+    if o.awake {
+        println!("the gateway's CPUs kept out of idle (a process sleeping 0.5 ms at a time)");
+    }
+    let mut ticker = o.awake.then(|| {
+        let mut tick = Command::new(std::env::current_exe().expect("this program"));
+        tick.arg("tick");
+        pinned(&o, &mut tick).spawn().unwrap_or_else(|e| usage(&format!("gateway tick: {e}")))
+    });
     let targets: Vec<(Target, &str)> =
         TARGETS.iter().filter(|t| o.only.contains(&t.0)).map(|t| (t.0, t.2)).collect();
     let gateway_log = dir.join("gateway.ndjson");
@@ -492,6 +523,10 @@ fn main() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    if let Some(ticker) = &mut ticker {
+        let _ = ticker.kill();
+        let _ = ticker.wait();
+    }
     if runs.iter().any(Vec::is_empty) {
         return;
     }
