@@ -163,6 +163,11 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
 }
 
 fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
+    // Most messages have none (`Connection` is among them): one pass over the names
+    // instead of a hashed removal of each.
+    if !headers.keys().any(|name| HOP_BY_HOP.contains(name)) {
+        return;
+    }
     // Headers named by `Connection` are hop-by-hop too.
     if headers.contains_key(CONNECTION) {
         let named: Vec<HeaderName> = headers
@@ -236,4 +241,28 @@ fn is_transient(e: &io::Error) -> bool {
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::Interrupted
     ) || e.raw_os_error().is_some_and(|code| code == 23 || code == 24) // ENFILE, EMFILE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_names_are_removed() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(CONNECTION, HeaderValue::from_static("x-a, Keep-Alive"));
+        headers.append(CONNECTION, HeaderValue::from_static("x-b"));
+        for name in ["x-a", "x-b", "keep-alive", "te", "upgrade", "content-type", "mcp-name"] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static("v"));
+        }
+        strip_hop_by_hop(&mut headers);
+        let mut left: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
+        left.sort_unstable();
+        assert_eq!(left, ["content-type", "mcp-name"]);
+
+        // None of them: nothing changes.
+        let kept = headers.clone();
+        strip_hop_by_hop(&mut headers);
+        assert_eq!(headers, kept);
+    }
 }
