@@ -22,6 +22,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
@@ -55,7 +56,11 @@ const HOP_BY_HOP: [HeaderName; 6] =
 /// `http://`). An unreachable upstream gets the client a 502 with a JSON-RPC -32603
 /// error for the request's id (read from the layer's scan), never a dropped connection.
 #[derive(Clone, Debug)]
-pub struct Upstream {
+pub struct Upstream(Arc<Inner>);
+
+/// What an [`Upstream`] holds, shared by its clones (the gateway clones it per request).
+#[derive(Debug)]
+struct Inner {
     client: Client<HttpConnector, RequestBody<Incoming>>,
     authority: http::uri::Authority,
     path: Option<PathAndQuery>,
@@ -85,15 +90,17 @@ impl Upstream {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         let client = Client::builder(TokioExecutor::new()).build(connector);
-        let mut upstream = Upstream { client, authority, path, fixed: None, host };
+        let mut upstream = Inner { client, authority, path, fixed: None, host };
         if let Some(path) = &upstream.path {
             // The URL's own query goes with the path only when the request has none.
             let fixed = upstream.build_target(path.as_str());
             upstream.fixed = Some(fixed.map_err(|_| invalid("the upstream URL is not a target"))?);
         }
-        Ok(upstream)
+        Ok(Upstream(Arc::new(upstream)))
     }
+}
 
+impl Inner {
     fn target(&self, uri: &Uri) -> Result<Uri, http::Error> {
         if let (Some(fixed), None) = (&self.fixed, uri.query()) {
             return Ok(fixed.clone());
@@ -132,9 +139,8 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
         let (mut parts, body) = request.into_parts();
         // The layer's scan of a POST: the 502 can answer the request's id.
         let id = parts.extensions.get::<OwnedMessage>().and_then(OwnedMessage::id_bytes);
-        let target = self.target(&parts.uri);
-        let host = self.host.clone();
-        let client = self.client.clone();
+        let target = self.0.target(&parts.uri);
+        let upstream = Arc::clone(&self.0);
         Box::pin(async move {
             let Ok(target) = target else {
                 return Ok(bad_gateway(id.as_deref()));
@@ -143,8 +149,8 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
             // The client may speak HTTP/2 to the gateway; the upstream is HTTP/1.1.
             parts.version = http::Version::HTTP_11;
             strip_hop_by_hop(&mut parts.headers);
-            parts.headers.insert(HOST, host);
-            match client.request(Request::from_parts(parts, body)).await {
+            parts.headers.insert(HOST, upstream.host.clone());
+            match upstream.client.request(Request::from_parts(parts, body)).await {
                 Ok(response) => {
                     let (mut parts, body) = response.into_parts();
                     strip_hop_by_hop(&mut parts.headers);
@@ -157,6 +163,11 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
 }
 
 fn strip_hop_by_hop(headers: &mut http::HeaderMap) {
+    // Most messages have none (`Connection` is among them): one pass over the names
+    // instead of a hashed removal of each.
+    if !headers.keys().any(|name| HOP_BY_HOP.contains(name)) {
+        return;
+    }
     // Headers named by `Connection` are hop-by-hop too.
     if headers.contains_key(CONNECTION) {
         let named: Vec<HeaderName> = headers
@@ -230,4 +241,28 @@ fn is_transient(e: &io::Error) -> bool {
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::Interrupted
     ) || e.raw_os_error().is_some_and(|code| code == 23 || code == 24) // ENFILE, EMFILE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_names_are_removed() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(CONNECTION, HeaderValue::from_static("x-a, Keep-Alive"));
+        headers.append(CONNECTION, HeaderValue::from_static("x-b"));
+        for name in ["x-a", "x-b", "keep-alive", "te", "upgrade", "content-type", "mcp-name"] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from_static("v"));
+        }
+        strip_hop_by_hop(&mut headers);
+        let mut left: Vec<&str> = headers.keys().map(HeaderName::as_str).collect();
+        left.sort_unstable();
+        assert_eq!(left, ["content-type", "mcp-name"]);
+
+        // None of them: nothing changes.
+        let kept = headers.clone();
+        strip_hop_by_hop(&mut headers);
+        assert_eq!(headers, kept);
+    }
 }

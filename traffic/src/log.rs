@@ -59,40 +59,72 @@
 //! ```
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::Path;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rpcscan::response::write_json_string;
 
 /// How much of an invalid message a record keeps.
 const RAW_KEPT: usize = 1024;
 
-enum Line {
-    Record(Vec<u8>),
-    Stop,
-}
+/// The writer takes the buffer once it holds this much ...
+const FLUSH_SIZE: usize = 64 * 1024;
+/// ... or this long after the first record put in it, whichever comes first.
+const FLUSH_AFTER: Duration = Duration::from_millis(100);
 
-/// Where records go: a writer thread (records are formatted by the caller, written and
-/// flushed whenever the queue runs empty), or nowhere.
+/// Where records go: a buffer the callers append to (formatted in place, one lock per
+/// record, no allocation once the buffers have grown), written to the file by a thread of
+/// its own when it holds [`FLUSH_SIZE`] bytes or [`FLUSH_AFTER`] after its first record, so
+/// the callers never wait on the file; or nowhere.
 #[derive(Clone)]
 pub struct Log {
-    tx: Option<Sender<Line>>,
+    shared: Option<Arc<Shared>>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// The writer waits on this; an append wakes it only when it waits for what the append
+    /// brings (a first record, or a full buffer).
+    wake: Condvar,
+}
+
+struct State {
+    /// The records not written yet.
+    buf: Vec<u8>,
+    /// A buffer the writer has written and handed back (emptied, capacity kept).
+    spare: Vec<u8>,
+    waiting: Waiting,
+    stop: bool,
+    /// The timestamp's second last written, and its text (`2026-12-01T15:24:31`).
+    second: u64,
+    second_text: [u8; 19],
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Waiting {
+    /// The writer is writing, or will look again before it waits.
+    No,
+    /// The writer waits for a first record.
+    Records,
+    /// The writer waits for the buffer to reach [`FLUSH_SIZE`] (or for its time).
+    Full,
 }
 
 /// Joins the writer thread on [`Writer::finish`].
 pub struct Writer {
-    tx: Option<Sender<Line>>,
+    shared: Option<Arc<Shared>>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Writer {
-    /// Writes what is queued, flushes, and stops the thread.
+    /// Writes what is buffered, and stops the thread.
     pub fn finish(mut self) {
-        if let Some(tx) = self.tx.take() {
-            let _ = tx.send(Line::Stop);
+        if let Some(shared) = self.shared.take() {
+            shared.lock().stop = true;
+            shared.wake.notify_one();
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -100,45 +132,82 @@ impl Writer {
     }
 }
 
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while a record was being appended leaves at worst a partial line.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 /// Opens (creates or truncates) the log file; `None` logs nothing.
 pub fn open(path: Option<&Path>) -> io::Result<(Log, Writer)> {
     let Some(path) = path else {
-        return Ok((Log { tx: None }, Writer { tx: None, thread: None }));
+        return Ok((Log { shared: None }, Writer { shared: None, thread: None }));
     };
     let file = File::create(path)?;
-    let (tx, rx) = channel();
-    let thread = std::thread::spawn(move || write_loop(rx, BufWriter::new(file)));
-    Ok((Log { tx: Some(tx.clone()) }, Writer { tx: Some(tx), thread: Some(thread) }))
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            buf: Vec::with_capacity(2 * FLUSH_SIZE),
+            spare: Vec::with_capacity(2 * FLUSH_SIZE),
+            waiting: Waiting::No,
+            stop: false,
+            second: u64::MAX,
+            second_text: [0; 19],
+        }),
+        wake: Condvar::new(),
+    });
+    let writer = Arc::clone(&shared);
+    let thread = std::thread::Builder::new()
+        .name("rpcscan-log".into())
+        .spawn(move || write_loop(&writer, file))?;
+    Ok((
+        Log { shared: Some(Arc::clone(&shared)) },
+        Writer { shared: Some(shared), thread: Some(thread) },
+    ))
 }
 
-fn write_loop(rx: Receiver<Line>, mut out: BufWriter<File>) {
+fn write_loop(shared: &Shared, mut file: File) {
     let mut failed = false;
-    let mut write = |out: &mut BufWriter<File>, record: &[u8]| {
-        if !failed {
-            if let Err(e) = out.write_all(record) {
+    let mut state = shared.lock();
+    loop {
+        while state.buf.is_empty() && !state.stop {
+            state.waiting = Waiting::Records;
+            state = shared.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        // Gather more records into one write, for a while.
+        let deadline = Instant::now() + FLUSH_AFTER;
+        while state.buf.len() < FLUSH_SIZE && !state.stop {
+            let Some(left) = deadline.checked_duration_since(Instant::now()) else { break };
+            if left.is_zero() {
+                break;
+            }
+            state.waiting = Waiting::Full;
+            state = shared.wake.wait_timeout(state, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        state.waiting = Waiting::No;
+        let stop = state.stop;
+        let spare = std::mem::take(&mut state.spare);
+        let mut records = std::mem::replace(&mut state.buf, spare);
+        drop(state);
+        if !failed && !records.is_empty() {
+            if let Err(e) = file.write_all(&records) {
                 eprintln!("rpcscan: --log: {e}");
                 failed = true;
             }
         }
-    };
-    while let Ok(line) = rx.recv() {
-        match line {
-            Line::Record(record) => write(&mut out, &record),
-            Line::Stop => break,
+        records.clear();
+        if records.capacity() > 16 * FLUSH_SIZE {
+            // One huge message grew it: keep the usual size.
+            records = Vec::with_capacity(2 * FLUSH_SIZE);
         }
-        loop {
-            match rx.try_recv() {
-                Ok(Line::Record(record)) => write(&mut out, &record),
-                Ok(Line::Stop) => {
-                    let _ = out.flush();
-                    return;
-                }
-                Err(_) => break,
-            }
+        state = shared.lock();
+        state.spare = records;
+        if stop && state.buf.is_empty() {
+            break;
         }
-        let _ = out.flush();
     }
-    let _ = out.flush();
+    drop(state);
+    let _ = file.flush();
 }
 
 /// A `proxy` record under construction.
@@ -217,7 +286,7 @@ impl<'a> Traffic<'a> {
 impl Log {
     /// `true` when records are kept (callers skip building them otherwise).
     pub fn on(&self) -> bool {
-        self.tx.is_some()
+        self.shared.is_some()
     }
 
     /// A `c2s` or `s2c` record around a valid message.
@@ -233,22 +302,21 @@ impl Log {
     /// A `c2s` or `s2c` record. One whose message is [`Traffic::unreadable`] and not UTF-8
     /// is not written: a JSON string could only hold it changed.
     pub fn traffic(&self, t: Traffic<'_>) {
-        if !self.on() {
-            return;
-        }
+        let Some(shared) = &self.shared else { return };
         let text = if t.unreadable {
             let Ok(text) = std::str::from_utf8(t.msg) else { return };
             Some(text)
         } else {
             None
         };
-        let mut r = start(t.dir, t.msg.len());
+        let mut state = shared.lock();
+        let r = start(&mut state, t.dir);
         if let Some(origin) = t.origin {
             r.extend_from_slice(b",\"origin\":");
-            write_json_string(&mut r, origin);
+            write_json_string(r, origin);
         }
         if let Some(status) = t.status {
-            r.extend_from_slice(format!(",\"status\":{status}").as_bytes());
+            let _ = write!(r, ",\"status\":{status}");
         }
         if let Some(id) = t.request_id {
             r.extend_from_slice(b",\"request_id\":");
@@ -256,27 +324,26 @@ impl Log {
         }
         if let Some(session) = t.session {
             r.extend_from_slice(b",\"session\":");
-            write_json_string(&mut r, session);
+            write_json_string(r, session);
         }
         r.extend_from_slice(b",\"msg\":");
         match text {
-            Some(text) => write_json_string(&mut r, text),
+            Some(text) => write_json_string(r, text),
             None => r.extend_from_slice(t.msg),
         }
-        self.send(r);
+        end(shared, state);
     }
 
     /// A `proxy` record.
     pub fn event(&self, e: Event<'_>) {
-        if !self.on() {
-            return;
-        }
-        let mut r = start("proxy", e.msg.map_or(0, <[u8]>::len));
+        let Some(shared) = &self.shared else { return };
+        let mut state = shared.lock();
+        let r = start(&mut state, "proxy");
         r.extend_from_slice(b",\"event\":");
-        write_json_string(&mut r, e.event);
+        write_json_string(r, e.event);
         if let Some(from) = e.from {
             r.extend_from_slice(b",\"from\":");
-            write_json_string(&mut r, from);
+            write_json_string(r, from);
         }
         if let Some(id) = e.id {
             r.extend_from_slice(b",\"id\":");
@@ -284,45 +351,68 @@ impl Log {
         }
         if let Some(reason) = e.reason {
             r.extend_from_slice(b",\"reason\":");
-            write_json_string(&mut r, reason);
+            write_json_string(r, reason);
         }
         if let Some(raw) = e.raw {
             let kept = raw.get(..RAW_KEPT).unwrap_or(raw);
             r.extend_from_slice(b",\"raw\":");
-            write_json_string(&mut r, &String::from_utf8_lossy(kept));
+            write_json_string(r, &String::from_utf8_lossy(kept));
         }
         if let Some(size) = e.size {
-            r.extend_from_slice(format!(",\"size\":{size}").as_bytes());
+            let _ = write!(r, ",\"size\":{size}");
         }
         if let Some(code) = e.code {
-            r.extend_from_slice(format!(",\"code\":{code}").as_bytes());
+            let _ = write!(r, ",\"code\":{code}");
         }
         if let Some(session) = e.session {
             r.extend_from_slice(b",\"session\":");
-            write_json_string(&mut r, session);
+            write_json_string(r, session);
         }
         if let Some(msg) = e.msg {
             r.extend_from_slice(b",\"msg\":");
             r.extend_from_slice(msg);
         }
-        self.send(r);
-    }
-
-    fn send(&self, mut record: Vec<u8>) {
-        record.extend_from_slice(b"}\n");
-        if let Some(tx) = &self.tx {
-            let _ = tx.send(Line::Record(record));
-        }
+        end(shared, state);
     }
 }
 
-fn start(dir: &str, extra: usize) -> Vec<u8> {
-    let mut r = Vec::with_capacity(64 + extra);
+/// Begins a record at the end of the buffer: its time and `dir`.
+fn start<'s>(state: &'s mut State, dir: &str) -> &'s mut Vec<u8> {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+    if since.as_secs() != state.second {
+        state.second = since.as_secs();
+        let text = timestamp(UNIX_EPOCH + Duration::from_secs(since.as_secs()));
+        state.second_text.copy_from_slice(&text.as_bytes()[..19]);
+    }
+    let r = &mut state.buf;
     r.extend_from_slice(b"{\"ts\":\"");
-    r.extend_from_slice(timestamp(SystemTime::now()).as_bytes());
-    r.extend_from_slice(b"\",\"dir\":");
-    write_json_string(&mut r, dir);
+    r.extend_from_slice(&state.second_text);
+    let mut micros = *b".000000Z\",\"dir\":";
+    let mut us = since.subsec_micros();
+    for digit in micros[1..7].iter_mut().rev() {
+        *digit = b'0' + (us % 10) as u8;
+        us /= 10;
+    }
+    r.extend_from_slice(&micros);
+    write_json_string(r, dir);
     r
+}
+
+/// Ends the record at the end of the buffer, and wakes the writer when it waits for it.
+fn end(shared: &Shared, mut state: MutexGuard<'_, State>) {
+    state.buf.extend_from_slice(b"}\n");
+    let wake = match state.waiting {
+        Waiting::No => false,
+        Waiting::Records => true,
+        Waiting::Full => state.buf.len() >= FLUSH_SIZE,
+    };
+    if wake {
+        state.waiting = Waiting::No;
+    }
+    drop(state);
+    if wake {
+        shared.wake.notify_one();
+    }
 }
 
 /// RFC 3339 in UTC with microseconds: `2026-12-01T15:24:31.123456Z`.
@@ -368,5 +458,90 @@ mod tests {
         assert_eq!(at(0, 0), "1970-01-01T00:00:00.000000Z");
         assert_eq!(at(951_782_400, 7), "2000-02-29T00:00:00.000007Z");
         assert_eq!(at(1_796_138_671, 123_456), "2026-12-01T15:24:31.123456Z");
+    }
+
+    /// Records in many buffers' worth, from several threads: every one written whole, in
+    /// each thread's order, with a time no earlier than the one before it in the file.
+    #[test]
+    fn records_are_written_whole_and_in_order() {
+        let path = std::env::temp_dir().join(format!("rpcscan-log-test-{}", std::process::id()));
+        let (log, writer) = open(Some(&path)).unwrap();
+        let before = timestamp(SystemTime::now());
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let log = log.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20_000u64 {
+                        let msg = format!(r#"{{"jsonrpc":"2.0","id":[{t},{i}],"method":"m"}}"#);
+                        let session = "s\"1";
+                        match i % 3 {
+                            0 => log.session_message("c2s", Some(session), msg.as_bytes()),
+                            1 => log.traffic(Traffic {
+                                status: Some(502),
+                                request_id: Some(b"7"),
+                                ..Traffic::new("s2c", msg.as_bytes())
+                            }),
+                            _ => log.event(Event {
+                                size: Some(i),
+                                code: Some(-32600),
+                                msg: Some(msg.as_bytes()),
+                                ..Event::new("invalid")
+                            }),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        writer.finish();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let mut next = [0u64; 4];
+        let mut last_ts = before;
+        for line in text.lines() {
+            let record: serde_json::Value = serde_json::from_str(line).unwrap();
+            let ts = record["ts"].as_str().unwrap().to_owned();
+            assert_eq!(ts.len(), 27, "{line}");
+            assert!(ts >= last_ts, "{ts} after {last_ts}");
+            last_ts = ts;
+            let id = &record["msg"]["id"];
+            let (t, i) = (id[0].as_u64().unwrap() as usize, id[1].as_u64().unwrap());
+            assert_eq!(i, next[t], "{line}");
+            next[t] += 1;
+            let expected = match i % 3 {
+                0 => serde_json::json!({"dir": "c2s", "session": "s\"1"}),
+                1 => serde_json::json!({"dir": "s2c", "status": 502, "request_id": 7}),
+                _ => {
+                    serde_json::json!({"dir": "proxy", "event": "invalid", "size": i, "code": -32600})
+                }
+            };
+            for (key, value) in expected.as_object().unwrap() {
+                assert_eq!(&record[key], value, "{line}");
+            }
+        }
+        assert_eq!(next, [20_000; 4]);
+    }
+
+    /// Records wait at most about [`FLUSH_AFTER`] in the buffer while the log is open.
+    #[test]
+    fn a_few_records_reach_the_file_soon() {
+        let path =
+            std::env::temp_dir().join(format!("rpcscan-log-soon-test-{}", std::process::id()));
+        let (log, writer) = open(Some(&path)).unwrap();
+        log.message("c2s", br#"{"jsonrpc":"2.0","method":"m"}"#);
+        let waited = Instant::now();
+        while std::fs::metadata(&path).unwrap().len() == 0 {
+            assert!(waited.elapsed() < Duration::from_secs(10), "the record was not written");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        writer.finish();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let _ = std::fs::remove_file(&path);
+        assert!(text.ends_with(
+            r#","dir":"c2s","msg":{"jsonrpc":"2.0","method":"m"}}
+"#
+        ));
     }
 }

@@ -146,7 +146,17 @@ pub struct GatewayArgs {
 
 /// Runs the gateway until SIGINT or SIGTERM.
 pub fn run(args: GatewayArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    // On one CPU (a container's quota, `taskset`) a current-thread runtime does what one
+    // work-stealing worker would, for ~10% less CPU per request. The OTLP exporter's
+    // batch task needs the multi-thread runtime to flush at exit (`block_in_place`).
+    let one_cpu = std::thread::available_parallelism().is_ok_and(|n| n.get() == 1);
+    let otlp = Settings::resolve(&args).map_or(true, |s| s.otlp_endpoint.is_some());
+    let mut builder = if one_cpu && !otlp {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("rpcscan gateway: cannot start the runtime: {e}");
