@@ -561,16 +561,10 @@ pub(crate) fn object<'a, S: Source<'a>>(
                 }
             }
             Key::Params => {
-                // Not asked for, the notes stay as the facts start (`Named::Unknown`): no
-                // stores on the way of every message.
-                let end = if f.note_params_name {
-                    let (end, noted) = s.params(v)?;
-                    f.params_name = noted.name;
-                    f.params_meta = noted.meta;
-                    end
-                } else {
-                    s.skip(v, 2)?
-                };
+                let (end, noted) =
+                    if f.note_params_name { s.params(v)? } else { (s.skip(v, 2)?, Noted::UNKNOWN) };
+                f.params_name = noted.name;
+                f.params_meta = noted.meta;
                 f.params = Some(span(v, end));
                 f.params_ok = matches!(buf.get(v), Some(b'{' | b'['));
                 end
