@@ -271,6 +271,10 @@ pub(crate) fn span(start: usize, end: usize) -> Span {
     Span::new(start as u32, end as u32)
 }
 
+/// Up to this many bytes, [`checked_string`] asks whether a string is ASCII 8 bytes at a
+/// time, inline, instead of calling `is_ascii`.
+const SHORT_ASCII_MAX: usize = 64;
+
 /// A string whose contents the scanner reads: grammar always, and UTF-8 in envelope mode
 /// (strict mode checked the whole message already).
 #[inline(always)]
@@ -284,8 +288,8 @@ pub(crate) fn checked_string<K: Kernels, const STRICT: bool>(
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
         // Keys and ids are short and nearly always ASCII: skip the validator call then
         // (and for short ones, the out-of-line `is_ascii` call too).
-        let ascii = if content.len() <= 16 {
-            content.iter().fold(0u8, |any, &b| any | b) < 0x80
+        let ascii = if content.len() <= SHORT_ASCII_MAX {
+            crate::simd::swar::is_ascii_short(content)
         } else {
             content.is_ascii()
         };

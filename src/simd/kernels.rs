@@ -217,7 +217,7 @@ impl Kernels for Scalar {
 
     #[inline(always)]
     fn scan_string(self, buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
-        swar::scan_swar(buf, from, false)
+        scalar_scan_string(buf, from)
     }
 
     #[inline(always)]
@@ -233,7 +233,7 @@ impl Kernels for Scalar {
 
     #[inline(always)]
     fn skip_string(self, buf: &[u8], from: usize) -> Result<usize, JsonError> {
-        swar::skip_string(buf, from)
+        scalar_skip_string(buf, from)
     }
 
     #[inline(always)]
@@ -265,6 +265,22 @@ impl Kernels for Scalar {
     fn plain_window(self, chunk: &[u8; 64]) -> Option<bool> {
         swar::plain_window(chunk).map(|(_, high)| high != 0)
     }
+}
+
+/// The scalar level's string scan, out of line as the vector levels' are (their target
+/// features keep them so). Inlined, the SWAR chain went into every string read of the
+/// walks, and strict mode's scalar walk on tiny messages, whose strings nearly all end in
+/// the 32-byte look before it, took 4% more instructions than before the levels became
+/// types (callgrind; docs/performance.md).
+#[inline(never)]
+fn scalar_scan_string(buf: &[u8], from: usize) -> Result<(usize, bool), JsonError> {
+    swar::scan_swar(buf, from, false)
+}
+
+/// The scalar level's string skip, out of line for the same reason.
+#[inline(never)]
+fn scalar_skip_string(buf: &[u8], from: usize) -> Result<usize, JsonError> {
+    swar::skip_string(buf, from)
 }
 
 /// The scalar level's container skip: byte by byte, with the 16-byte look for a string's

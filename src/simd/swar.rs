@@ -77,12 +77,23 @@ pub(crate) fn string_special_in_word(buf: &[u8], from: usize) -> Option<usize> {
                 | bytes_below(x, 0x20);
             (m != 0).then(|| from + (m.trailing_zeros() / 8) as usize)
         }
-        None => Some(
-            buf.get(from..)
-                .and_then(|rest| rest.iter().position(|&b| is_string_special(b)))
-                .map_or(buf.len().max(from), |k| from + k),
-        ),
+        None => Some(first_special_byte(buf, from)),
     }
+}
+
+/// The offset of the first string-special byte from `from` on, byte by byte (fewer than 8
+/// are left), or the end of `buf`. A plain loop, always inlined: `Iterator::position` was
+/// left out of line in the large walks.
+#[inline(always)]
+fn first_special_byte(buf: &[u8], from: usize) -> usize {
+    let mut i = from;
+    while let Some(&b) = buf.get(i) {
+        if is_string_special(b) {
+            return i;
+        }
+        i += 1;
+    }
+    buf.len().max(from)
 }
 
 /// [`string_special_in_word`] for the 16 bytes at `from`: two words (the scalar twin of
