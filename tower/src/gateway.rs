@@ -18,12 +18,14 @@
 //! # }
 //! ```
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::header::{
@@ -34,13 +36,12 @@ use http::{HeaderValue, Request, Response, StatusCode, Uri};
 use http_body::Body;
 use http_body_util::{Either, Full};
 use hyper::body::Incoming;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::Client;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
 use hyper_util::service::TowerToHyperService;
 use rpcscan::response::{ErrorResponse, INTERNAL_ERROR};
 use rpcscan::OwnedMessage;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tower_service::Service;
 
 use crate::{BoxError, RequestBody};
@@ -58,13 +59,20 @@ const HOP_BY_HOP: [HeaderName; 6] =
 #[derive(Clone, Debug)]
 pub struct Upstream(Arc<Inner>);
 
+/// How long an idle upstream connection is kept (hyper's pooled client's default).
+const IDLE: Duration = Duration::from_secs(90);
+
 /// What an [`Upstream`] holds, shared by its clones (the gateway clones it per request).
 #[derive(Debug)]
 struct Inner {
-    client: Client<HttpConnector, RequestBody<Incoming>>,
-    authority: http::uri::Authority,
+    /// Idle keep-alive connections to the upstream, the most recently used last: taken from
+    /// the back, those idle longer than [`IDLE`] dropped from the front.
+    idle: Mutex<VecDeque<(SendRequest<RequestBody<Incoming>>, Instant)>>,
+    /// The upstream's host (without IPv6 brackets) and port, to connect to.
+    host_name: String,
+    port: u16,
     path: Option<PathAndQuery>,
-    /// The target of a request without a query when `path` is set, built once.
+    /// The target (origin form) of a request without a query when `path` is set, built once.
     fixed: Option<Uri>,
     /// The `Host` header every forwarded request carries, built once.
     host: HeaderValue,
@@ -84,13 +92,10 @@ impl Upstream {
         let path = uri.path_and_query().filter(|p| p.path() != "/").cloned();
         let host = HeaderValue::from_str(authority.as_str())
             .map_err(|_| invalid("the upstream's host is not a header value"))?;
-        // Requests to one upstream over loopback or a LAN: Nagle's delay would only hold
-        // back the last segment of a message. Idle connections are kept and reused (the
-        // pool's default), so a busy gateway does not reconnect per request.
-        let mut connector = HttpConnector::new();
-        connector.set_nodelay(true);
-        let client = Client::builder(TokioExecutor::new()).build(connector);
-        let mut upstream = Inner { client, authority, path, fixed: None, host };
+        let host_name = authority.host().trim_start_matches('[').trim_end_matches(']').to_owned();
+        let port = authority.port_u16().unwrap_or(80);
+        let mut upstream =
+            Inner { idle: Mutex::new(VecDeque::new()), host_name, port, path, fixed: None, host };
         if let Some(path) = &upstream.path {
             // The URL's own query goes with the path only when the request has none.
             let fixed = upstream.build_target(path.as_str());
@@ -118,11 +123,83 @@ impl Inner {
         PathAndQuery: TryFrom<P>,
         <PathAndQuery as TryFrom<P>>::Error: Into<http::Error>,
     {
-        Uri::builder()
-            .scheme(Scheme::HTTP)
-            .authority(self.authority.clone())
-            .path_and_query(path)
-            .build()
+        // Origin form (`/path?query`): the request goes to the upstream's own address.
+        Uri::builder().path_and_query(path).build()
+    }
+
+    /// A pooled connection ready for a request, if one is idle; closed ones are dropped.
+    fn checkout(&self) -> Option<SendRequest<RequestBody<Incoming>>> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some((sender, _)) = idle.pop_back() {
+            if sender.is_ready() {
+                return Some(sender);
+            }
+        }
+        None
+    }
+
+    /// Returns a connection to the pool once its answer has been read (at once when it
+    /// has, as for short answers; otherwise from a task waiting for it, as for streams).
+    fn checkin(self: &Arc<Self>, mut sender: SendRequest<RequestBody<Incoming>>) {
+        if sender.is_ready() {
+            self.put(sender);
+        } else if !sender.is_closed() {
+            let upstream = Arc::clone(self);
+            tokio::spawn(async move {
+                if sender.ready().await.is_ok() {
+                    upstream.put(sender);
+                }
+            });
+        }
+    }
+
+    fn put(&self, sender: SendRequest<RequestBody<Incoming>>) {
+        let now = Instant::now();
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        while idle.front().is_some_and(|(_, since)| now.duration_since(*since) > IDLE) {
+            idle.pop_front();
+        }
+        idle.push_back((sender, now));
+    }
+
+    /// A new connection to the upstream, its connection task spawned.
+    async fn connect(&self) -> Result<SendRequest<RequestBody<Incoming>>, BoxError> {
+        let stream = TcpStream::connect((self.host_name.as_str(), self.port)).await?;
+        // Requests to one upstream over loopback or a LAN: Nagle's delay would only hold
+        // back the last segment of a message.
+        stream.set_nodelay(true)?;
+        let (sender, connection) =
+            hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(sender)
+    }
+
+    /// Sends `request` on an idle connection, or a new one when none is idle. A request
+    /// that a pooled connection gave back unsent (the upstream had closed it while idle,
+    /// before any of the request was written) is sent once more on a new connection, as
+    /// hyper's pooled client does.
+    async fn send(
+        self: &Arc<Self>,
+        mut request: Request<RequestBody<Incoming>>,
+    ) -> Result<Response<Incoming>, BoxError> {
+        if let Some(mut sender) = self.checkout() {
+            match sender.try_send_request(request).await {
+                Ok(response) => {
+                    self.checkin(sender);
+                    return Ok(response);
+                }
+                Err(mut e) => match e.take_message() {
+                    Some(unsent) => request = unsent,
+                    None => return Err(e.into_error().into()),
+                },
+            }
+        }
+        let mut sender = self.connect().await?;
+        let response = sender.send_request(request).await?;
+        self.checkin(sender);
+        Ok(response)
     }
 }
 
@@ -150,7 +227,7 @@ impl Service<Request<RequestBody<Incoming>>> for Upstream {
             parts.version = http::Version::HTTP_11;
             strip_hop_by_hop(&mut parts.headers);
             parts.headers.insert(HOST, upstream.host.clone());
-            match upstream.client.request(Request::from_parts(parts, body)).await {
+            match upstream.send(Request::from_parts(parts, body)).await {
                 Ok(response) => {
                     let (mut parts, body) = response.into_parts();
                     strip_hop_by_hop(&mut parts.headers);

@@ -198,3 +198,129 @@ async fn an_unreachable_upstream_is_502() {
         (StatusCode::BAD_GATEWAY, error("1", -32603, "Bad Gateway: upstream unreachable"))
     );
 }
+
+/// An upstream that answers one request per connection with keep-alive framing (no
+/// `Connection: close`), then closes the connection once the test says so; it counts the
+/// connections it accepted, and says when it has closed one.
+fn closing_upstream() -> (SocketAddr, Closer, Arc<Mutex<usize>>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (close, closes) = std::sync::mpsc::channel::<()>();
+    let (closed_tx, closed) = std::sync::mpsc::channel::<()>();
+    let accepted = Arc::new(Mutex::new(0));
+    let count = Arc::clone(&accepted);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            *count.lock().unwrap() += 1;
+            // The request's head and its body (its length from the head).
+            let mut seen = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let complete = |seen: &[u8]| {
+                let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") else {
+                    return false;
+                };
+                let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+                let length = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse::<usize>().unwrap());
+                seen.len() >= end + 4 + length
+            };
+            while !complete(&seen) {
+                match stream.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => seen.extend_from_slice(&chunk[..n]),
+                }
+            }
+            let body = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body);
+            // Idle, kept alive as far as the gateway knows, until the test closes it.
+            if closes.recv().is_err() {
+                return;
+            }
+            drop(stream);
+            let _ = closed_tx.send(());
+        }
+    });
+    (addr, (close, closed), accepted)
+}
+
+/// Tells [`closing_upstream`] to close its connection, and hears that it did.
+type Closer = (std::sync::mpsc::Sender<()>, std::sync::mpsc::Receiver<()>);
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_pooled_connection_the_upstream_closed_while_idle_is_replaced() {
+    let (up, close, accepted) = closing_upstream();
+    let gw = gateway_to(up).await;
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let answer = Bytes::from_static(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    for round in 1..=3 {
+        let (status, _, body) = send(gw, Method::POST, ping, &[]).await;
+        assert_eq!((status, body), (StatusCode::OK, answer.clone()), "round {round}");
+        // The upstream closes the idle connection; the gateway's next request must not
+        // fail on it but go out on a new connection.
+        close.0.send(()).unwrap();
+        close.1.recv().unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(*accepted.lock().unwrap(), 3);
+}
+
+/// Reads one answer with a `content-length` from `stream`: its status and body.
+async fn read_answer(stream: &mut TcpStream) -> (u16, Vec<u8>) {
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&seen[..end]).to_ascii_lowercase();
+            let length = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse::<usize>().unwrap());
+            if seen.len() >= end + 4 + length {
+                let status = head[9..12].parse().unwrap();
+                return (status, seen[end + 4..end + 4 + length].to_vec());
+            }
+        }
+        let n = stream.read(&mut chunk).await.unwrap();
+        assert!(n > 0, "the gateway closed the connection");
+        seen.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The race hyper's pooled client retries for: the gateway takes a pooled connection for a
+/// request in the same turn as the upstream's close of it arrives, so the request is handed
+/// to a connection that then finds itself closed before writing any of it. On one thread,
+/// the request and the close reach the runtime together, the request first: the gateway
+/// sends it on the pooled connection, which gives it back unsent; it goes out again on a
+/// new connection.
+#[tokio::test(flavor = "current_thread")]
+async fn a_request_given_back_unsent_by_a_closed_pooled_connection_is_sent_again() {
+    let (up, close, accepted) = closing_upstream();
+    let gw = gateway_to(up).await;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json\r\n\
+         accept: application/json, text/event-stream\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let answer = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec();
+    let mut client = TcpStream::connect(gw).await.unwrap();
+    client.write_all(request.as_bytes()).await.unwrap();
+    assert_eq!(read_answer(&mut client).await, (200, answer.clone()));
+    // Without yielding to the runtime: the next request goes to the gateway's socket
+    // first, then the upstream closes the pooled connection.
+    assert_eq!(client.try_write(request.as_bytes()).unwrap(), request.len());
+    close.0.send(()).unwrap();
+    close.1.recv().unwrap();
+    assert_eq!(read_answer(&mut client).await, (200, answer));
+    assert_eq!(*accepted.lock().unwrap(), 2);
+    close.0.send(()).unwrap();
+}
