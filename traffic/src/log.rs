@@ -77,7 +77,7 @@ const FLUSH_AFTER: Duration = Duration::from_millis(100);
 
 /// Where records go: a buffer the callers append to (formatted in place, one lock per
 /// record, no allocation once the buffers have grown), written to the file by a thread of
-/// its own when it holds [`FLUSH_SIZE`] bytes or [`FLUSH_AFTER`] after its first record, so
+/// its own when it holds 64 KiB or 100 ms after its first record, whichever comes first, so
 /// the callers never wait on the file; or nowhere.
 #[derive(Clone)]
 pub struct Log {
