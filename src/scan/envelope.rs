@@ -287,8 +287,14 @@ pub(crate) fn checked_string<K: Kernels, const STRICT: bool>(
     if !STRICT {
         let content = buf.get(open + 1..end - 1).unwrap_or_default();
         // Keys and ids are short and nearly always ASCII: skip the validator call then
-        // (and for short ones, the out-of-line `is_ascii` call too).
-        let ascii = if content.len() <= SHORT_ASCII_MAX {
+        // (and for short ones, the out-of-line `is_ascii` call too). The word-at-a-time
+        // look up to 64 bytes only at the scalar level: in the vector levels' walks it
+        // grew envelope mode's walk past inlining its container skip, and long strings
+        // (CJK text, images) ran 25-40% slower at AVX2 (docs/performance.md).
+        let ascii = if content.len() <= 16 {
+            content.iter().fold(0u8, |any, &b| any | b) < 0x80
+        } else if matches!(K::LEVEL, crate::simd::Level::Scalar) && content.len() <= SHORT_ASCII_MAX
+        {
             crate::simd::swar::is_ascii_short(content)
         } else {
             content.is_ascii()
