@@ -114,14 +114,11 @@ impl Pairing {
         self.by_token.clear();
     }
 
-    /// The oldest request waiting with the key in the scratch space.
-    fn find(&self, which: Which) -> Option<u32> {
+    /// The oldest request waiting with the id key in the scratch space (progress tokens:
+    /// [`Pairing::find_token`]).
+    fn find_id(&self) -> Option<u32> {
         let key = self.scratch.as_slice();
-        let index = match which {
-            Which::Id => &self.by_id,
-            Which::Token => &self.by_token,
-        };
-        index.find(&self.in_flight, which, self.seed.hash_one(key), &Key::new(key))
+        self.by_id.find(&self.in_flight, Which::Id, self.seed.hash_one(key), &Key::new(key))
     }
 
     /// The oldest request waiting whose progress token has the key in the scratch space:
@@ -276,7 +273,7 @@ impl Pairing {
     fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.cancels else { return };
         let found = key(raw, side(fact.direction), fact.scope, &mut self.scratch)
-            .then(|| self.find(Which::Id))
+            .then(|| self.find_id())
             .flatten()
             .and_then(|at| self.in_flight.get_mut(at));
         match found {

@@ -554,9 +554,7 @@ mod tests {
         }
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..10_000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            crate::simd::xorshift(&mut seed);
             words.push(seed);
         }
         for u in words {
