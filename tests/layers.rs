@@ -21,7 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "types: limits, errors, ids, kinds, responses",
         &["limits.rs", "error.rs", "kind.rs", "text.rs", "id.rs", "response.rs", "invalid.rs"],
     ),
-    ("kernel primitives", &["simd/prefetch.rs", "simd/tables.rs"]),
+    ("kernel primitives", &["simd/prefetch.rs", "simd/tables.rs", "simd/rand.rs"]),
     (
         "generic kernels: stage 1, skipper, string loop",
         &["simd/stage1.rs", "simd/skipper.rs", "simd/string.rs"],

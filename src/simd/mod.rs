@@ -66,19 +66,14 @@ mod tables;
 #[cfg(all(target_arch = "x86_64", not(miri), not(rpcscan_disable_simd)))]
 pub(crate) mod x86;
 
+#[cfg(test)]
+pub(crate) mod rand;
+
 pub(crate) use kernels::{with_kernels, Kernels};
 #[cfg(test)]
 pub(crate) use level::level;
 pub(crate) use level::{detected, Detected, Level};
 pub use level::{kernel_level, KernelLevel};
-
-/// The tests' pseudo-random bytes: one xorshift64 step of `seed` (Marsaglia's 13, 7, 17).
-#[cfg(test)]
-pub(crate) fn xorshift(seed: &mut u64) {
-    *seed ^= *seed << 13;
-    *seed ^= *seed >> 7;
-    *seed ^= *seed << 17;
-}
 
 /// The first string-special byte (`"`, `\\`, below 0x20) among the 16 at `from`:
 /// `Some(offset)`; or, when fewer than 16 bytes remain, the answer for the rest of the
@@ -391,7 +386,7 @@ pub(crate) mod tests {
             for _ in 0..40 {
                 let buf: Vec<u8> = (0..len)
                     .map(|_| {
-                        crate::simd::xorshift(&mut seed);
+                        crate::simd::rand::xorshift(&mut seed);
                         b"aaaaaaaaaaaa\\\"nu0F\x01\xc3\xa9"[(seed % 21) as usize]
                     })
                     .collect();
@@ -430,7 +425,7 @@ pub(crate) mod tests {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
             chunks.push(core::array::from_fn(|_| {
-                crate::simd::xorshift(&mut seed);
+                crate::simd::rand::xorshift(&mut seed);
                 // Mostly plain bytes, so that some windows are plain.
                 if seed.is_multiple_of(97) {
                     b"\"\\\x00\x1f\x20\x7f\x80\xff"[(seed >> 8) as usize % 8]

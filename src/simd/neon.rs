@@ -370,7 +370,7 @@ mod tests {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
             let chunk: [u8; 64] = core::array::from_fn(|_| {
-                crate::simd::xorshift(&mut seed);
+                crate::simd::rand::xorshift(&mut seed);
                 b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff ,:\t\n\r\x1f\x20ubfnrt/09afAFgG\x0c"
                     [(seed % 38) as usize]
             });

@@ -554,7 +554,7 @@ mod tests {
         }
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..10_000 {
-            crate::simd::xorshift(&mut seed);
+            crate::simd::rand::xorshift(&mut seed);
             words.push(seed);
         }
         for u in words {

@@ -199,7 +199,7 @@ pub(super) fn for_each_utf8_case(mut check: impl FnMut(&[u8])) {
         for _ in 0..30 {
             let mut msg = Vec::new();
             while msg.len() < len {
-                crate::simd::xorshift(&mut seed);
+                crate::simd::rand::xorshift(&mut seed);
                 // Mostly valid characters, so that errors are rare and land anywhere.
                 let piece = if seed.is_multiple_of(32) {
                     pieces[6 + (seed >> 8) as usize % 12]

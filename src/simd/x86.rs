@@ -143,7 +143,7 @@ mod tests {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
             let quad: [u8; 256] = core::array::from_fn(|_| {
-                crate::simd::xorshift(&mut seed);
+                crate::simd::rand::xorshift(&mut seed);
                 // Mostly plain bytes, so that some quads are plain.
                 if seed.is_multiple_of(500) {
                     b"\"\\\x00\x1f\x7f\x80\xff\xc3"[(seed >> 8) as usize % 8]
@@ -186,7 +186,7 @@ mod tests {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..20_000 {
             let chunk: [u8; 64] = core::array::from_fn(|_| {
-                crate::simd::xorshift(&mut seed);
+                crate::simd::rand::xorshift(&mut seed);
                 b"{}[]\"\\ax\xdb\xfb\x5b\x7d\x00\xff ,:\t\n\r\x1f\x20ubfnrt/09afAFgG\x0c"
                     [(seed % 38) as usize]
             });
