@@ -125,7 +125,7 @@ describe("WebAssembly simd128 kernels against the portable build", () => {
     // turns non-ASCII half way.
     for (const len of [600, 1100]) {
       for (let at = 0; at <= len; at++) {
-        for (const byte of [0x00, 0x1f, 0x20, 0x22, 0x5c, 0x7e, 0x7f, 0x80, 0xc3, 0xff]) {
+        for (const byte of [0x00, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5c, 0x7e, 0x7f, 0x80, 0xa1, 0xa2, 0xc3, 0xff]) {
           const s = text(len, at, byte);
           agree(join('{"jsonrpc":"2.0","id":2,"result":{"text":"', s, '","n":[1]}}'), `long ${len} ${at} ${byte}`);
           if (byte % 2 === 0) {

@@ -36,3 +36,27 @@ test("init fails loudly before the module is there", async () => {
   fresh.initSync(new WebAssembly.Module(readFileSync(new URL("rpcscan.wasm", dist))));
   assert.equal(fresh.classify('{"jsonrpc":"2.0","method":"x"}'), "notification");
 });
+
+test("a message lands at its own address modulo 16: every byteOffset gives the same answer", async () => {
+  const wasm = await import(new URL("wasm.js", dist).href);
+  wasm.initSync(new WebAssembly.Module(readFileSync(new URL("rpcscan.wasm", dist))));
+  const text = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","data":"${"QUJD".repeat(400)}"}}`;
+  const bad = `{"jsonrpc":"2.0","id":8,"result":{"a":"${"x".repeat(300)}\u0001"}}`;
+  for (const [json, kind] of [[text, "request"], [bad, "invalid"]]) {
+    const bytes = new TextEncoder().encode(json);
+    const want = wasm.parse(bytes);
+    for (let shift = 0; shift < 33; shift++) {
+      const backing = new Uint8Array(bytes.length + 40);
+      backing.set(bytes, shift);
+      const view = backing.subarray(shift, shift + bytes.length);
+      assert.equal(wasm.classify(view), kind, `shift ${shift}`);
+      const got = wasm.parse(view);
+      assert.deepEqual(
+        [got.kind, got.id?.value, got.method, got.toolName, got.offset, got.params?.length],
+        [want.kind, want.id?.value, want.method, want.toolName, want.offset, want.params?.length],
+        `shift ${shift}`,
+      );
+      if (got.params !== null) assert.deepEqual(got.params, view.subarray(json.indexOf('"params":') + 9, json.length - 1));
+    }
+  }
+});
