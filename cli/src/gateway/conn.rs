@@ -11,9 +11,9 @@ use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Shutdown};
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
-use std::task::{ready, Context, Poll};
+use std::task::{ready, Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -115,6 +115,9 @@ pub struct Server<S> {
     clients: Mutex<HashMap<IpAddr, usize>>,
     /// Refused connections being closed gently (bounded).
     lingering: AtomicUsize,
+    /// Set before `stop` turns true: read by the connections on their wakes instead of
+    /// polling their receivers of `stop`.
+    stopping: AtomicBool,
 }
 
 /// Refused connections read and dropped at most this long, this many at once, so the
@@ -140,6 +143,7 @@ where
             stats,
             clients: Mutex::new(HashMap::new()),
             lingering: AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -325,18 +329,43 @@ where
             }
             let idle_check = !closing && !idle_timeout.is_zero();
             let idle_at = activity.last() + idle_timeout;
-            tokio::select! {
-                result = conn.as_mut() => return result,
-                _ = stop.changed(), if !closing => {}
-                _ = tokio::time::sleep_until(idle_at.into()), if idle_check => {
-                    if activity.in_flight.load(Relaxed) == 0
-                        && activity.last().elapsed() >= idle_timeout
-                    {
-                        self.stats.idle.fetch_add(1, Relaxed);
-                        conn.as_mut().graceful();
-                        closing = true;
-                    }
+            let mut changed = pin!(stop.changed());
+            let mut idle = pin!(tokio::time::sleep_until(idle_at.into()));
+            // The waker `changed` and `idle` were last polled with: while the task's waker
+            // is that one, a wake by the connection (nearly every wake) needs only their
+            // states read, not their polls (a lock for `changed`).
+            let mut armed: Option<Waker> = None;
+            let event = std::future::poll_fn(|cx| {
+                if let Poll::Ready(result) = conn.as_mut().poll(cx) {
+                    return Poll::Ready(Some(result));
                 }
+                let stopped = !closing && self.stopping.load(Relaxed);
+                let idled = idle_check && idle.is_elapsed();
+                let same = armed.as_ref().is_some_and(|waker| waker.will_wake(cx.waker()));
+                if same && !stopped && !idled {
+                    return Poll::Pending;
+                }
+                if !closing && changed.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                if idle_check && idle.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                armed = Some(cx.waker().clone());
+                Poll::Pending
+            })
+            .await;
+            if let Some(result) = event {
+                return result;
+            }
+            if idle_check
+                && idle.is_elapsed()
+                && activity.in_flight.load(Relaxed) == 0
+                && activity.last().elapsed() >= idle_timeout
+            {
+                self.stats.idle.fetch_add(1, Relaxed);
+                conn.as_mut().graceful();
+                closing = true;
             }
         }
     }
@@ -345,6 +374,7 @@ where
     /// gracefully), then waits until every connection has ended or `drain` has passed,
     /// counting those still open then as closed by the drain.
     pub async fn drain(&self, stop: watch::Sender<bool>, drain: Duration) {
+        self.stopping.store(true, Relaxed);
         let _ = stop.send(true);
         if tokio::time::timeout(drain, stop.closed()).await.is_err() {
             self.stats.drained.fetch_add(stop.receiver_count() as u64, Relaxed);
