@@ -128,8 +128,9 @@ const MAX_LINGERING: usize = 256;
 impl<S, B> Server<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + Sync,
+    S: Unpin,
     S: 'static,
-    S::Future: Send + 'static,
+    S::Future: Send + Unpin + 'static,
     S::Error: Into<BoxError>,
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -562,24 +563,72 @@ struct Tracked<S> {
 impl<S, B> hyper::service::Service<Request<Incoming>> for Tracked<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + Sync,
+    S: Unpin,
     S: 'static,
-    S::Future: Send + 'static,
+    S::Future: Send + Unpin + 'static,
     S::Error: Into<BoxError>,
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     type Response = Response<InFlightBody<B>>;
     type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+    type Future = TrackedFuture<S>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
-        let mut service = self.server.service.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let service = self.server.service.read().unwrap_or_else(|e| e.into_inner()).clone();
         let guard = InFlight::new(Arc::clone(&self.activity));
-        Box::pin(async move {
-            std::future::poll_fn(|cx| service.poll_ready(cx)).await.map_err(Into::into)?;
-            let response = service.call(request).await.map_err(Into::into)?;
-            Ok(response.map(|body| InFlightBody { body: Box::pin(body), _guard: guard }))
-        })
+        TrackedFuture { state: Call::Ready(service, request), guard: Some(guard) }
+    }
+}
+
+/// The answer of a [`Tracked`] request: the service's, once it is ready and has answered
+/// (a future of its own rather than a boxed `async` block: one allocation less a request).
+pub struct TrackedFuture<S: tower_service::Service<Request<Incoming>>> {
+    state: Call<S>,
+    guard: Option<InFlight>,
+}
+
+// Boxing the request would bring back the allocation this saves; hyper keeps the future
+// in its connection's own allocation, once.
+#[allow(clippy::large_enum_variant)]
+enum Call<S: tower_service::Service<Request<Incoming>>> {
+    /// Waiting for the service to be ready.
+    Ready(S, Request<Incoming>),
+    /// Called: its answer.
+    Called(S::Future),
+    Done,
+}
+
+impl<S, B> Future for TrackedFuture<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Unpin,
+    S::Future: Unpin,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<Response<InFlightBody<B>>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Call::Ready(service, _) = &mut this.state {
+            if let Err(e) = ready!(service.poll_ready(cx)) {
+                this.state = Call::Done;
+                return Poll::Ready(Err(e.into()));
+            }
+            if let Call::Ready(mut service, request) =
+                std::mem::replace(&mut this.state, Call::Done)
+            {
+                this.state = Call::Called(service.call(request));
+            }
+        }
+        let Call::Called(future) = &mut this.state else {
+            return Poll::Ready(Err("the answer was already taken".into()));
+        };
+        let answer = ready!(Pin::new(future).poll(cx));
+        this.state = Call::Done;
+        let guard = this.guard.take();
+        Poll::Ready(answer.map_err(Into::into).map(|response| {
+            response.map(|body| InFlightBody { body: Box::pin(body), _guard: guard })
+        }))
     }
 }
 
@@ -604,7 +653,7 @@ impl Drop for InFlight {
 /// An answer's body, the request in flight until it is dropped.
 pub struct InFlightBody<B> {
     body: Pin<Box<B>>,
-    _guard: InFlight,
+    _guard: Option<InFlight>,
 }
 
 impl<B> Body for InFlightBody<B>
