@@ -11,9 +11,9 @@ use std::future::Future;
 use std::io;
 use std::net::{IpAddr, Shutdown};
 use std::pin::{pin, Pin};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, RwLock};
-use std::task::{ready, Context, Poll};
+use std::task::{ready, Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -115,6 +115,9 @@ pub struct Server<S> {
     clients: Mutex<HashMap<IpAddr, usize>>,
     /// Refused connections being closed gently (bounded).
     lingering: AtomicUsize,
+    /// Set before `stop` turns true: read by the connections on their wakes instead of
+    /// polling their receivers of `stop`.
+    stopping: AtomicBool,
 }
 
 /// Refused connections read and dropped at most this long, this many at once, so the
@@ -125,8 +128,9 @@ const MAX_LINGERING: usize = 256;
 impl<S, B> Server<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + Sync,
+    S: Unpin,
     S: 'static,
-    S::Future: Send + 'static,
+    S::Future: Send + Unpin + 'static,
     S::Error: Into<BoxError>,
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
@@ -140,6 +144,7 @@ where
             stats,
             clients: Mutex::new(HashMap::new()),
             lingering: AtomicUsize::new(0),
+            stopping: AtomicBool::new(false),
         }
     }
 
@@ -325,18 +330,43 @@ where
             }
             let idle_check = !closing && !idle_timeout.is_zero();
             let idle_at = activity.last() + idle_timeout;
-            tokio::select! {
-                result = conn.as_mut() => return result,
-                _ = stop.changed(), if !closing => {}
-                _ = tokio::time::sleep_until(idle_at.into()), if idle_check => {
-                    if activity.in_flight.load(Relaxed) == 0
-                        && activity.last().elapsed() >= idle_timeout
-                    {
-                        self.stats.idle.fetch_add(1, Relaxed);
-                        conn.as_mut().graceful();
-                        closing = true;
-                    }
+            let mut changed = pin!(stop.changed());
+            let mut idle = pin!(tokio::time::sleep_until(idle_at.into()));
+            // The waker `changed` and `idle` were last polled with: while the task's waker
+            // is that one, a wake by the connection (nearly every wake) needs only their
+            // states read, not their polls (a lock for `changed`).
+            let mut armed: Option<Waker> = None;
+            let event = std::future::poll_fn(|cx| {
+                if let Poll::Ready(result) = conn.as_mut().poll(cx) {
+                    return Poll::Ready(Some(result));
                 }
+                let stopped = !closing && self.stopping.load(Relaxed);
+                let idled = idle_check && idle.is_elapsed();
+                let same = armed.as_ref().is_some_and(|waker| waker.will_wake(cx.waker()));
+                if same && !stopped && !idled {
+                    return Poll::Pending;
+                }
+                if !closing && changed.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                if idle_check && idle.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(None);
+                }
+                armed = Some(cx.waker().clone());
+                Poll::Pending
+            })
+            .await;
+            if let Some(result) = event {
+                return result;
+            }
+            if idle_check
+                && idle.is_elapsed()
+                && activity.in_flight.load(Relaxed) == 0
+                && activity.last().elapsed() >= idle_timeout
+            {
+                self.stats.idle.fetch_add(1, Relaxed);
+                conn.as_mut().graceful();
+                closing = true;
             }
         }
     }
@@ -345,6 +375,7 @@ where
     /// gracefully), then waits until every connection has ended or `drain` has passed,
     /// counting those still open then as closed by the drain.
     pub async fn drain(&self, stop: watch::Sender<bool>, drain: Duration) {
+        self.stopping.store(true, Relaxed);
         let _ = stop.send(true);
         if tokio::time::timeout(drain, stop.closed()).await.is_err() {
             self.stats.drained.fetch_add(stop.receiver_count() as u64, Relaxed);
@@ -532,24 +563,72 @@ struct Tracked<S> {
 impl<S, B> hyper::service::Service<Request<Incoming>> for Tracked<S>
 where
     S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Clone + Send + Sync,
+    S: Unpin,
     S: 'static,
-    S::Future: Send + 'static,
+    S::Future: Send + Unpin + 'static,
     S::Error: Into<BoxError>,
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<BoxError>,
 {
     type Response = Response<InFlightBody<B>>;
     type Error = BoxError;
-    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, BoxError>> + Send>>;
+    type Future = TrackedFuture<S>;
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
-        let mut service = self.server.service.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let service = self.server.service.read().unwrap_or_else(|e| e.into_inner()).clone();
         let guard = InFlight::new(Arc::clone(&self.activity));
-        Box::pin(async move {
-            std::future::poll_fn(|cx| service.poll_ready(cx)).await.map_err(Into::into)?;
-            let response = service.call(request).await.map_err(Into::into)?;
-            Ok(response.map(|body| InFlightBody { body: Box::pin(body), _guard: guard }))
-        })
+        TrackedFuture { state: Call::Ready(service, request), guard: Some(guard) }
+    }
+}
+
+/// The answer of a [`Tracked`] request: the service's, once it is ready and has answered
+/// (a future of its own rather than a boxed `async` block: one allocation less a request).
+pub struct TrackedFuture<S: tower_service::Service<Request<Incoming>>> {
+    state: Call<S>,
+    guard: Option<InFlight>,
+}
+
+// Boxing the request would bring back the allocation this saves; hyper keeps the future
+// in its connection's own allocation, once.
+#[allow(clippy::large_enum_variant)]
+enum Call<S: tower_service::Service<Request<Incoming>>> {
+    /// Waiting for the service to be ready.
+    Ready(S, Request<Incoming>),
+    /// Called: its answer.
+    Called(S::Future),
+    Done,
+}
+
+impl<S, B> Future for TrackedFuture<S>
+where
+    S: tower_service::Service<Request<Incoming>, Response = Response<B>> + Unpin,
+    S::Future: Unpin,
+    S::Error: Into<BoxError>,
+{
+    type Output = Result<Response<InFlightBody<B>>, BoxError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Call::Ready(service, _) = &mut this.state {
+            if let Err(e) = ready!(service.poll_ready(cx)) {
+                this.state = Call::Done;
+                return Poll::Ready(Err(e.into()));
+            }
+            if let Call::Ready(mut service, request) =
+                std::mem::replace(&mut this.state, Call::Done)
+            {
+                this.state = Call::Called(service.call(request));
+            }
+        }
+        let Call::Called(future) = &mut this.state else {
+            return Poll::Ready(Err("the answer was already taken".into()));
+        };
+        let answer = ready!(Pin::new(future).poll(cx));
+        this.state = Call::Done;
+        let guard = this.guard.take();
+        Poll::Ready(answer.map_err(Into::into).map(|response| {
+            response.map(|body| InFlightBody { body: Box::pin(body), _guard: guard })
+        }))
     }
 }
 
@@ -574,7 +653,7 @@ impl Drop for InFlight {
 /// An answer's body, the request in flight until it is dropped.
 pub struct InFlightBody<B> {
     body: Pin<Box<B>>,
-    _guard: InFlight,
+    _guard: Option<InFlight>,
 }
 
 impl<B> Body for InFlightBody<B>
