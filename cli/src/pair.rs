@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use clap::Args;
 use rpcscan::pair::{
-    Directions, Ending, Event, Latency, Outcome, Position, Seen, Stat, Summary,
+    Directions, Ending, Event, Latency, Named, Outcome, Position, Seen, Stat, Summary,
     DEFAULT_MAX_IN_FLIGHT,
 };
 use rpcscan_traffic::duration::parse_duration;
@@ -466,7 +466,7 @@ fn codes(stat: &Stat) -> String {
     all.join(" ")
 }
 
-fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, Stat>) {
+fn table(t: &mut String, title: &str, rows: &Named<Stat>) {
     if rows.is_empty() {
         return;
     }
@@ -476,7 +476,7 @@ fn table(t: &mut String, title: &str, rows: &std::collections::BTreeMap<String, 
         let _ = write!(t, " {:>10} {:>10} {:>10} {:>10}", "p50", "p90", "p99", "max");
     }
     t.push_str("  error codes\n");
-    let mut ranked: Vec<(&String, &Stat)> = rows.iter().collect();
+    let mut ranked: Vec<(&str, &Stat)> = rows.iter().collect();
     ranked.sort_by(|a, b| b.1.count.cmp(&a.1.count).then(a.0.cmp(b.0)));
     for (name, stat) in ranked {
         let _ = write!(t, "{:<28} {:>10} {:>8}", printable(name), stat.count, stat.error_count());

@@ -1,10 +1,9 @@
 //! What the matcher reports: [`Event`]s, and the [`Request`]s and [`Response`]s they are
 //! about.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Direction, Position, RawId};
+use super::{Direction, Name, Position, RawId};
 
 /// A request the matcher remembered: what [`Event::Paired`], [`Event::Unanswered`] and
 /// [`Event::Cancelled`] report about it.
@@ -13,9 +12,9 @@ pub struct Request {
     /// The raw id, exactly as sent.
     pub id: RawId,
     /// The decoded method (shared among the requests of a method).
-    pub method: Arc<str>,
+    pub method: Name,
     /// The tool of a `tools/call` (shared likewise).
-    pub tool: Option<Arc<str>>,
+    pub tool: Option<Name>,
     /// Where the request is.
     pub at: Position,
     /// When it was sent, if known.

@@ -1,23 +1,15 @@
 //! The matcher, [`Pairing`]: facts in, in log order; events out, as each one settles.
 
-use std::collections::HashSet;
 use std::hash::BuildHasher;
-use std::sync::Arc;
 use std::time::Duration;
 
-use super::summary::MAX_KEYS;
-use super::table::{key, side, InFlight, Index, Key, Link, Seeded, Table, Which, NONE};
-use super::{Direction, Ending, Event, Fact, Outcome, RawId, Request, Response};
+use super::names::Names;
+use super::table::{key_of, side, Cold, Hot, Index, Key, Link, Rare, Seeded, Table, Which, NONE};
+use super::{Direction, Ending, Event, Fact, Name, Outcome, RawId, Request, Response};
 use crate::kind::Kind;
 
 /// The default of [`Pairing::max_in_flight`].
 pub const DEFAULT_MAX_IN_FLIGHT: usize = 1_000_000;
-
-/// Names [`Pairing::share`] looks at before hashing: a method and a few tools.
-const RECENT_NAMES: usize = 8;
-
-/// Names longer than this are not shared (a hostile log could make them huge).
-const MAX_SHARED_NAME: usize = 128;
 
 /// The matcher: see the [module docs](crate::pair).
 #[derive(Debug)]
@@ -28,17 +20,12 @@ pub struct Pairing {
     by_id: Index,
     /// Progress token key → the requests that carry it.
     by_token: Index,
-    /// Methods and tool names, shared by the requests that carry them (at most
-    /// [`MAX_KEYS`], each at most [`MAX_SHARED_NAME`] bytes).
-    names: HashSet<Arc<str>, Seeded>,
-    /// The names shared last (at most [`RECENT_NAMES`]), looked at before `names`.
-    recent: Vec<Arc<str>>,
-    /// Which of `recent` a new name replaces next.
-    next_recent: usize,
+    /// Methods and tool names, numbered; requests in flight hold the numbers.
+    names: Names,
     seed: Seeded,
     max_in_flight: usize,
     timeout: Option<Duration>,
-    /// Reused space for building keys.
+    /// Reused space for building the keys that need it (escaped strings, scopes).
     scratch: Vec<u8>,
 }
 
@@ -55,9 +42,7 @@ impl Pairing {
             in_flight: Table::new(),
             by_id: Index::default(),
             by_token: Index::default(),
-            names: HashSet::default(),
-            recent: Vec::new(),
-            next_recent: 0,
+            names: Names::default(),
             seed: Seeded::default(),
             max_in_flight: DEFAULT_MAX_IN_FLIGHT,
             timeout: None,
@@ -106,33 +91,37 @@ impl Pairing {
     /// Ends the log: every request still waiting comes out, oldest first, as
     /// [`Event::Unanswered`] or [`Event::Cancelled`]. The matcher is empty afterwards.
     pub fn finish(&mut self, mut sink: impl FnMut(Event<'static>)) {
-        while let Some(entry) = self.in_flight.oldest().and_then(|at| self.in_flight.take(at)) {
-            sink(ended(entry.request, Ending::Finished));
+        while let Some(request) = self.in_flight.oldest().and_then(|at| self.take(at)) {
+            sink(ended(request, Ending::Finished));
         }
         self.in_flight = Table::new();
         self.by_id.clear();
         self.by_token.clear();
     }
 
-    /// The oldest request waiting with the id key in the scratch space (progress tokens:
-    /// [`Pairing::find_token`]).
-    fn find_id(&self) -> Option<u32> {
-        let key = self.scratch.as_slice();
-        self.by_id.find(&self.in_flight, Which::Id, self.seed.hash_one(key), &Key::new(key))
+    /// `key` with its hash.
+    fn hashed(&self, key: Key) -> (u64, Key) {
+        (self.seed.hash_one(key.as_slice()), key)
     }
 
-    /// The oldest request waiting whose progress token has the key in the scratch space:
-    /// in the token index, or (a token that is the request's id) in the id index.
-    fn find_token(&self) -> Option<u32> {
-        let key = self.scratch.as_slice();
-        let (hash, key) = (self.seed.hash_one(key), Key::new(key));
+    /// The oldest request waiting with the id `key` (progress tokens:
+    /// [`Pairing::find_token`]).
+    fn find_id(&self, key: Key) -> Option<u32> {
+        let (hash, key) = self.hashed(key);
+        self.by_id.find(&self.in_flight, Which::Id, hash, &key)
+    }
+
+    /// The oldest request waiting whose progress token has `key`: in the token index, or
+    /// (a token that is the request's id) in the id index.
+    fn find_token(&self, key: Key) -> Option<u32> {
+        let (hash, key) = self.hashed(key);
         let by_token = self.by_token.find(&self.in_flight, Which::Token, hash, &key);
-        let own_id = |entry: &InFlight| entry.token_is_id;
+        let own_id = |hot: &Hot| hot.token_is_id;
         let by_id = self.by_id.find_first(&self.in_flight, Which::Id, hash, &key, own_id);
         match (by_token, by_id) {
             (Some(a), Some(b)) => {
-                let older = self.in_flight.seq(a) <= self.in_flight.seq(b);
-                Some(if older { a } else { b })
+                let seq = |at| self.in_flight.cold(at).map(|c| c.seq);
+                Some(if seq(a) <= seq(b) { a } else { b })
             }
             (found, None) | (None, found) => found,
         }
@@ -141,18 +130,17 @@ impl Pairing {
     fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.id else { return };
         let side = side(fact.direction);
-        if !key(raw, side, fact.scope, &mut self.scratch) {
+        let Some(id_key) = key_of(raw, side, fact.scope, &mut self.scratch) else {
             return;
-        }
+        };
         if self.in_flight.len >= self.max_in_flight {
             if let Some(request) = self.in_flight.oldest().and_then(|at| self.remove(at)) {
                 sink(ended(request, Ending::Evicted));
             }
-            // `remove` used the scratch space: build the key again.
-            key(raw, side, fact.scope, &mut self.scratch);
         }
         let method = fact.method.as_deref().unwrap_or("");
-        let id = Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice()));
+        let (hash, id_key) = self.hashed(id_key);
+        let id = Link::new(id_key, hash);
         // Progress arrives against the request's direction: key it the way it will be looked
         // up. A token that is the id itself (the SDKs' habit) is found through the id index.
         let mut token_is_id = false;
@@ -161,76 +149,56 @@ impl Pairing {
                 token_is_id = true;
                 None
             }
-            Some(raw_token) if key(raw_token, side, fact.scope, &mut self.scratch) => {
-                if id.same_key(&self.scratch) {
+            Some(raw_token) => match key_of(raw_token, side, fact.scope, &mut self.scratch) {
+                Some(key) if id.same_key(&key) => {
                     token_is_id = true;
                     None
-                } else {
-                    Some(Link::new(&self.scratch, self.seed.hash_one(self.scratch.as_slice())))
                 }
-            }
-            _ => None,
+                Some(key) => {
+                    let (hash, key) = self.hashed(key);
+                    Some(Box::new(Link::new(key, hash)))
+                }
+                None => None,
+            },
+            None => None,
         };
         let has_token = token.is_some();
-        let request = Request {
-            id: RawId::new(raw),
-            method: self.share(method),
-            tool: fact.tool.as_deref().map(|tool| self.share(tool)),
+        let mut rare = None;
+        let method_number = self.names.intern(method).unwrap_or_else(|| {
+            rare.get_or_insert_with(Box::<Rare>::default).method = Some(Name::new(method));
+            NONE
+        });
+        let tool_number = match fact.tool.as_deref() {
+            Some(tool) => self.names.intern(tool).unwrap_or_else(|| {
+                rare.get_or_insert_with(Box::<Rare>::default).tool = Some(Name::new(tool));
+                NONE
+            }),
+            None => NONE,
+        };
+        let cold = Cold {
+            raw: RawId::new(raw),
             at: fact.at,
             time: fact.time,
-            direction: fact.direction,
+            seq: 0,
             progress: 0,
+            method: method_number,
+            tool: tool_number,
+            direction: fact.direction,
             cancelled: false,
+            token,
+            rare,
         };
-        let Some(at) = self.in_flight.push(InFlight { request, id, token, token_is_id }) else {
+        let Some(at) = self.in_flight.push(id, token_is_id, cold) else {
             return;
         };
         let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
-        if let Some(earlier) = earlier.and_then(|e| self.in_flight.get(e)) {
+        if let Some(earlier) = earlier.and_then(|e| self.in_flight.cold(e)) {
             let tool = fact.tool.as_deref();
-            sink(Event::Duplicate {
-                id: raw,
-                method,
-                tool,
-                at: fact.at,
-                earlier: earlier.request.at,
-            });
+            sink(Event::Duplicate { id: raw, method, tool, at: fact.at, earlier: earlier.at });
         }
         if has_token {
             self.by_token.insert(&mut self.in_flight, Which::Token, at);
         }
-    }
-
-    /// The shared copy of a method or tool name.
-    fn share(&mut self, name: &str) -> Arc<str> {
-        // Most requests carry a name shared a moment ago: a look at the last few costs less
-        // than hashing the name.
-        if let Some(recent) = self.recent.iter().find(|r| ***r == *name) {
-            return recent.clone();
-        }
-        let shared = self.share_new(name);
-        if self.recent.len() < RECENT_NAMES {
-            self.recent.push(shared.clone());
-        } else {
-            let at = self.next_recent % RECENT_NAMES;
-            self.next_recent = self.next_recent.wrapping_add(1);
-            if let Some(slot) = self.recent.get_mut(at) {
-                *slot = shared.clone();
-            }
-        }
-        shared
-    }
-
-    /// [`Pairing::share`] past the recent names.
-    fn share_new(&mut self, name: &str) -> Arc<str> {
-        if let Some(shared) = self.names.get(name) {
-            return shared.clone();
-        }
-        let shared: Arc<str> = name.into();
-        if name.len() <= MAX_SHARED_NAME && self.names.len() < MAX_KEYS {
-            self.names.insert(shared.clone());
-        }
-        shared
     }
 
     fn response<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
@@ -244,19 +212,18 @@ impl Pairing {
             time: fact.time,
         };
         let answered = side(fact.direction.map(Direction::reverse));
-        if !fact.id.is_some_and(|raw| key(raw, answered, fact.scope, &mut self.scratch)) {
+        let Some(id_key) =
+            fact.id.and_then(|raw| key_of(raw, answered, fact.scope, &mut self.scratch))
+        else {
             sink(Event::NullIdError(response));
             return;
-        }
-        let mut found = self.pop_by_id();
+        };
+        let mut found = self.pop_by_id(id_key);
         // A request sent before its scope existed (an `initialize` has no session yet; its
         // answer opens one) is answered from within that scope.
-        let unscoped = |raw: &[u8], out: &mut Vec<u8>| key(raw, answered, None, out);
-        if found.is_none()
-            && fact.scope.is_some()
-            && fact.id.is_some_and(|raw| unscoped(raw, &mut self.scratch))
-        {
-            found = self.pop_by_id();
+        if found.is_none() && fact.scope.is_some() {
+            let unscoped = fact.id.and_then(|raw| key_of(raw, answered, None, &mut self.scratch));
+            found = unscoped.and_then(|key| self.pop_by_id(key));
         }
         match found.and_then(|at| self.remove_popped(at)) {
             Some(request) => {
@@ -272,12 +239,11 @@ impl Pairing {
 
     fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
         let Some(raw) = fact.cancels else { return };
-        let found = key(raw, side(fact.direction), fact.scope, &mut self.scratch)
-            .then(|| self.find_id())
-            .flatten()
-            .and_then(|at| self.in_flight.get_mut(at));
+        let found = key_of(raw, side(fact.direction), fact.scope, &mut self.scratch)
+            .and_then(|key| self.find_id(key))
+            .and_then(|at| self.in_flight.cold_mut(at));
         match found {
-            Some(entry) => entry.request.cancelled = true,
+            Some(request) => request.cancelled = true,
             None => sink(Event::StrayCancel(fact.at)),
         }
     }
@@ -287,20 +253,19 @@ impl Pairing {
             return;
         };
         let requester = side(fact.direction.map(Direction::reverse));
-        let found = key(raw, requester, fact.scope, &mut self.scratch)
-            .then(|| self.find_token())
-            .flatten()
-            .and_then(|at| self.in_flight.get_mut(at));
+        let found = key_of(raw, requester, fact.scope, &mut self.scratch)
+            .and_then(|key| self.find_token(key))
+            .and_then(|at| self.in_flight.cold_mut(at));
         match found {
-            Some(entry) => entry.request.progress += 1,
+            Some(request) => request.progress += 1,
             None => sink(Event::StrayProgress(fact.at)),
         }
     }
 
     fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl FnMut(Event<'f>)) {
         while let Some(at) = self.in_flight.oldest() {
-            let expired = self.in_flight.get(at).is_some_and(|entry| {
-                entry.request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout)
+            let expired = self.in_flight.cold(at).is_some_and(|request| {
+                request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout)
             });
             if !expired {
                 return;
@@ -312,26 +277,49 @@ impl Pairing {
         }
     }
 
-    /// The oldest request waiting with the id key in the scratch space, taken out of the
-    /// id index (not yet out of the others: [`Pairing::remove_popped`]).
-    fn pop_by_id(&mut self) -> Option<u32> {
-        let key = self.scratch.as_slice();
-        let hash = self.seed.hash_one(key);
-        self.by_id.pop(&mut self.in_flight, Which::Id, hash, &Key::new(key))
+    /// The oldest request waiting with the id `key`, taken out of the id index (not yet out
+    /// of the others: [`Pairing::remove_popped`]).
+    fn pop_by_id(&mut self, key: Key) -> Option<u32> {
+        let (hash, key) = self.hashed(key);
+        self.by_id.pop(&mut self.in_flight, Which::Id, hash, &key)
     }
 
     /// Takes a request already out of the id index ([`Pairing::pop_by_id`]) out of the
     /// other tables.
     fn remove_popped(&mut self, at: u32) -> Option<Request> {
         self.by_token.remove(&mut self.in_flight, Which::Token, at);
-        Some(self.in_flight.take(at)?.request)
+        self.take(at)
     }
 
     /// Takes a request out of every table.
     fn remove(&mut self, at: u32) -> Option<Request> {
         self.by_id.remove(&mut self.in_flight, Which::Id, at);
         self.by_token.remove(&mut self.in_flight, Which::Token, at);
-        Some(self.in_flight.take(at)?.request)
+        self.take(at)
+    }
+
+    /// Takes a request (out of the indexes already) out of the table, as it is reported.
+    fn take(&mut self, at: u32) -> Option<Request> {
+        let names = &self.names;
+        self.in_flight.take(at, |cold| {
+            let rare = cold.rare.take();
+            let (rare_method, rare_tool) = match rare {
+                Some(rare) => (rare.method, rare.tool),
+                None => (None, None),
+            };
+            let method = names.name(cold.method).or(rare_method).unwrap_or_else(|| Name::new(""));
+            let tool = names.name(cold.tool).or(rare_tool);
+            Request {
+                id: cold.raw.clone(),
+                method,
+                tool,
+                at: cold.at,
+                time: cold.time,
+                direction: cold.direction,
+                progress: cold.progress,
+                cancelled: cold.cancelled,
+            }
+        })
     }
 }
 

@@ -64,8 +64,9 @@
 //!   not [`Event::Unanswered`].
 //! * **Progress** (`notifications/progress` with `params.progressToken`) counts towards the
 //!   oldest waiting request whose `params._meta.progressToken` is equal (id rules).
-//! * **Memory** holds only the requests in flight, each as its id key, raw id, method, tool,
-//!   position and timestamp (no copy of the message). At [`Pairing::max_in_flight`] the
+//! * **Memory** holds only the requests in flight, each as its id key, raw id, position and
+//!   timestamp, and its method and tool as numbers of names kept once ([`Name`]; at most
+//!   [`MAX_KEYS`] names, a request with another keeps its own copy) (no copy of the message). At [`Pairing::max_in_flight`] the
 //!   oldest request is evicted as unanswered. With [`Pairing::timeout`] and timestamps, each
 //!   fact that carries a time first expires the oldest waiting requests (in arrival order)
 //!   older than the timeout; a request without a timestamp never expires and stops the
@@ -75,6 +76,7 @@ mod event;
 mod fact;
 mod latency;
 mod matcher;
+mod names;
 mod small;
 mod summary;
 mod table;
@@ -83,5 +85,6 @@ pub use event::{Ending, Event, Outcome, Request, Response};
 pub use fact::{Direction, Directions, Fact, Position};
 pub use latency::Latency;
 pub use matcher::{Pairing, DEFAULT_MAX_IN_FLIGHT};
+pub use names::Name;
 pub use small::RawId;
-pub use summary::{Seen, Stat, Summary, FIRST_LINES, MAX_KEYS, OTHER};
+pub use summary::{Named, Seen, Stat, Summary, FIRST_LINES, MAX_KEYS, OTHER};

@@ -29,6 +29,17 @@ impl Small {
         }
     }
 
+    /// `head` then `body`, inline; `None` when they do not fit (then [`Small::new`] of the
+    /// joined bytes keeps them on the heap). Writing the parts in place saves building the
+    /// bytes elsewhere first.
+    pub(super) fn inline(head: [u8; 2], body: &[u8]) -> Option<Small> {
+        let mut bytes = [0; INLINE];
+        let (start, rest) = bytes.split_at_mut(2);
+        start.copy_from_slice(&head);
+        rest.get_mut(..body.len())?.copy_from_slice(body);
+        Some(Small::Inline { len: body.len() as u8 + 2, bytes })
+    }
+
     pub(super) fn as_slice(&self) -> &[u8] {
         match self {
             Small::Inline { len, bytes } => bytes.get(..usize::from(*len)).unwrap_or_default(),

@@ -2,10 +2,12 @@
 //! their errors and latencies; per method, the unanswered; the anomalies with their first
 //! lines. Every table is bounded ([`MAX_KEYS`], [`FIRST_LINES`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
-use super::{Ending, Event, Latency, Outcome, Position};
+use super::{Ending, Event, Latency, Name, Outcome, Position};
 
 /// Distinct methods, tools and error codes a [`Summary`] names; the rest are counted under
 /// [`OTHER`], so a hostile log cannot grow the tables without bound.
@@ -23,11 +25,11 @@ pub struct Summary {
     /// Requests answered.
     pub pairs: u64,
     /// Answered requests per method.
-    pub methods: BTreeMap<String, Stat>,
+    pub methods: Named<Stat>,
     /// Answered `tools/call` requests per tool.
-    pub tools: BTreeMap<String, Stat>,
+    pub tools: Named<Stat>,
     /// Requests never answered (not cancelled), per method.
-    pub unanswered: BTreeMap<String, Seen>,
+    pub unanswered: Named<Seen>,
     /// Of those, how many were evicted ([`Ending::Evicted`]).
     pub evicted: u64,
     /// Of those, how many timed out ([`Ending::TimedOut`]).
@@ -119,9 +121,9 @@ impl Summary {
             Event::Paired { request, response, latency } => {
                 self.pairs += 1;
                 let add = |stat: &mut Stat| stat.add(response.outcome, *latency);
-                with_stat(&mut self.methods, &request.method, add);
-                if let Some(tool) = request.tool.as_deref() {
-                    with_stat(&mut self.tools, tool, add);
+                self.methods.with(&request.method, add);
+                if let Some(tool) = &request.tool {
+                    self.tools.with(tool, add);
                 }
             }
             Event::Orphan(response) => self.orphans.add(response.at),
@@ -133,7 +135,7 @@ impl Summary {
                     Ending::TimedOut => self.timed_out += 1,
                     Ending::Finished => {}
                 }
-                with_stat(&mut self.unanswered, &request.method, |seen| seen.add(request.at));
+                self.unanswered.with(&request.method, |seen| seen.add(request.at));
             }
             Event::Cancelled { request, .. } => self.cancelled.add(request.at),
             Event::StrayProgress(at) | Event::StrayCancel(at) => {
@@ -148,15 +150,146 @@ impl Summary {
     }
 }
 
-/// Runs `f` on the entry for `name`, or on the [`OTHER`] entry once the table is full. A
-/// known name (the common case) costs one lookup.
-fn with_stat<T: Default>(map: &mut BTreeMap<String, T>, name: &str, f: impl FnOnce(&mut T)) {
-    match map.get_mut(name) {
-        Some(entry) => f(entry),
-        None => {
-            let name = if map.len() < MAX_KEYS { name } else { OTHER };
-            f(map.entry(name.to_owned()).or_default());
+/// Counts per method or tool name: [`Summary::methods`], [`Summary::tools`],
+/// [`Summary::unanswered`]. At most [`MAX_KEYS`] names, and [`OTHER`] for the rest.
+///
+/// Read it as a map from name to counts, in name order ([`Named::iter`]), or one name at a
+/// time ([`Named::get`], or `named["name"]`). Counting finds a name the matcher numbered
+/// ([`Name`]) at its number, without comparing any text; the order by name is only
+/// established when the names are read in order.
+#[derive(Clone)]
+pub struct Named<T> {
+    /// Names and counts, in the order first counted.
+    entries: Vec<(Arc<str>, T)>,
+    /// Text → index in `entries`.
+    by_text: HashMap<Arc<str>, u32>,
+    /// A matcher's name number → index in `entries` (`u32::MAX`: not yet seen). An entry
+    /// found this way is checked to hold the name's own shared text, so that names numbered
+    /// by another matcher can never be mistaken for each other.
+    by_number: Vec<u32>,
+}
+
+impl<T> Default for Named<T> {
+    fn default() -> Self {
+        Named { entries: Vec::new(), by_text: HashMap::new(), by_number: Vec::new() }
+    }
+}
+
+impl<T: Default> Named<T> {
+    /// Runs `f` on the counts of `name`, or on those of [`OTHER`] once the table is full.
+    fn with(&mut self, name: &Name, f: impl FnOnce(&mut T)) {
+        let number = name.number();
+        if let Some(&at) = number.and_then(|n| self.by_number.get(n)) {
+            if let Some((text, counts)) = self.entries.get_mut(at as usize) {
+                if name.same_text(text) {
+                    return f(counts);
+                }
+            }
         }
+        let at = self.entry(name);
+        if let (Some(number), Some((text, _))) = (number, self.entries.get_mut(at as usize)) {
+            // From now on, found by its number.
+            if **text == **name {
+                *text = name.text().clone();
+                if self.by_number.len() <= number {
+                    self.by_number.resize(number + 1, u32::MAX);
+                }
+                if let Some(slot) = self.by_number.get_mut(number) {
+                    *slot = at;
+                }
+            }
+        }
+        if let Some((_, counts)) = self.entries.get_mut(at as usize) {
+            f(counts);
+        }
+    }
+
+    /// The entry of `name` (or of [`OTHER`], once full), found by its text or added.
+    fn entry(&mut self, name: &Name) -> u32 {
+        if let Some(&at) = self.by_text.get(&**name) {
+            return at;
+        }
+        let text = if self.entries.len() < MAX_KEYS { name.text().clone() } else { OTHER.into() };
+        if let Some(&at) = self.by_text.get(&text) {
+            return at;
+        }
+        // At most `MAX_KEYS + 1` entries: the count fits.
+        let at = self.entries.len() as u32;
+        self.by_text.insert(text.clone(), at);
+        self.entries.push((text, T::default()));
+        at
+    }
+}
+
+impl<T> Named<T> {
+    /// The counts of `name`.
+    pub fn get(&self, name: &str) -> Option<&T> {
+        let &at = self.by_text.get(name)?;
+        self.entries.get(at as usize).map(|(_, counts)| counts)
+    }
+
+    /// Whether `name` was counted.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.by_text.contains_key(name)
+    }
+
+    /// Names counted.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no name was counted.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every name and its counts, in name order (byte order of the text, as a
+    /// `BTreeMap<String, _>` would give them).
+    pub fn iter(&self) -> std::vec::IntoIter<(&str, &T)> {
+        let mut all: Vec<(&str, &T)> = self.entries.iter().map(|(n, c)| (&**n, c)).collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        all.into_iter()
+    }
+
+    /// Every name's counts, in no particular order (for sums).
+    pub fn values(&self) -> impl Iterator<Item = &T> {
+        self.entries.iter().map(|(_, counts)| counts)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Named<T> {
+    type Item = (&'a str, &'a T);
+    type IntoIter = std::vec::IntoIter<(&'a str, &'a T)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T> std::ops::Index<&str> for Named<T> {
+    type Output = T;
+
+    /// The counts of `name`; panics if it was never counted (as a map's index does).
+    fn index(&self, name: &str) -> &T {
+        match self.get(name) {
+            Some(counts) => counts,
+            None => panic!("no counts for {name:?}"),
+        }
+    }
+}
+
+impl<T: PartialEq> PartialEq for Named<T> {
+    /// The same names with the same counts (in whatever order they came).
+    fn eq(&self, other: &Named<T>) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl<T: Eq> Eq for Named<T> {}
+
+impl<T: fmt::Debug> fmt::Debug for Named<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 

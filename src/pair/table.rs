@@ -1,10 +1,18 @@
 //! The matcher's id tables: the requests in flight in arrival order ([`Table`]), indexed by
-//! id and by progress token ([`Index`]), and the keys they are indexed by ([`key`]).
+//! id and by progress token ([`Index`]), and the keys they are indexed by ([`key_of`]).
+//!
+//! A request in flight is kept in two parts of one slot number: what the index probes and
+//! the arrival list read on every message ([`Hot`]: the id's key and links, a cache line), and
+//! what is read once, when the request leaves ([`Cold`]: position, time, raw id, name
+//! numbers, counts). A progress token that is not the id (rare: the MCP SDKs send the id)
+//! and names the matcher did not intern live out of line, boxed.
+
+use std::time::Duration;
 
 use hashbrown::HashTable;
 
 use super::small::Small;
-use super::{Direction, Request};
+use super::{Direction, Name, Position, RawId};
 use crate::text::Str;
 
 /// The hash of the matcher's tables: foldhash, seeded at random once per process (from
@@ -34,64 +42,72 @@ pub(super) struct Link {
 }
 
 impl Link {
-    pub(super) fn new(key: &[u8], hash: u64) -> Link {
-        Link { key: Small::new(key), hash, next: NONE, last: NONE }
+    pub(super) fn new(key: Key, hash: u64) -> Link {
+        Link { key, hash, next: NONE, last: NONE }
     }
 
     /// Whether this link's key is `key`.
-    pub(super) fn same_key(&self, key: &[u8]) -> bool {
-        self.key.as_slice() == key
+    pub(super) fn same_key(&self, key: &Key) -> bool {
+        self.key == *key
     }
 }
 
-/// One remembered request and the links that index it.
+/// The part of a request in flight that lookups read: its id link, its neighbours in
+/// arrival order, and whether its progress token is its id. One cache line each (56 bytes
+/// unaligned would make most of them straddle two).
 #[derive(Debug)]
-pub(super) struct InFlight {
-    pub(super) request: Request,
-    pub(super) id: Link,
-    /// The progress token's link, when the token is not the id itself.
-    pub(super) token: Option<Link>,
+#[repr(align(64))]
+pub(super) struct Hot {
+    id: Link,
+    older: u32,
+    newer: u32,
+    /// The slot holds a request.
+    live: bool,
     /// The progress token's key is the id's (what the MCP SDKs send: a request's progress
     /// token is its id): the request is not in the token index, and progress finds it
     /// through the id index instead ([`Index::find_first`]).
     pub(super) token_is_id: bool,
 }
 
-impl InFlight {
-    fn link(&self, which: Which) -> Option<&Link> {
-        match which {
-            Which::Id => Some(&self.id),
-            Which::Token => self.token.as_ref(),
-        }
-    }
-
-    fn link_mut(&mut self, which: Which) -> Option<&mut Link> {
-        match which {
-            Which::Id => Some(&mut self.id),
-            Which::Token => self.token.as_mut(),
-        }
-    }
-}
-
-/// No slot.
-pub(super) const NONE: u32 = u32::MAX;
-
-/// A place in the in-flight table, linked in arrival order.
+/// The part of a request in flight read when it leaves (and by cancels and progress).
 #[derive(Debug)]
-struct Slot {
-    entry: Option<InFlight>,
-    older: u32,
-    newer: u32,
+pub(super) struct Cold {
+    /// The raw id, as sent.
+    pub(super) raw: RawId,
+    pub(super) at: Position,
+    pub(super) time: Option<Duration>,
     /// Arrival number: which of two requests came first.
-    seq: u64,
+    pub(super) seq: u64,
+    pub(super) progress: u64,
+    /// The method's number among the matcher's names ([`NONE`]: in `rare`).
+    pub(super) method: u32,
+    /// The tool's number ([`NONE`]: no tool, or in `rare`).
+    pub(super) tool: u32,
+    pub(super) direction: Option<Direction>,
+    pub(super) cancelled: bool,
+    /// The progress token's link, when the request has a token that is not its id.
+    pub(super) token: Option<Box<Link>>,
+    /// Names the matcher did not intern.
+    pub(super) rare: Option<Box<Rare>>,
 }
+
+/// A request's names that have no number (see [`Cold::method`], [`Cold::tool`]).
+#[derive(Debug, Default)]
+pub(super) struct Rare {
+    pub(super) method: Option<Name>,
+    pub(super) tool: Option<Name>,
+}
+
+/// No slot (and no name number).
+pub(super) const NONE: u32 = u32::MAX;
 
 /// The requests in flight: a slab (freed slots are reused, so it never grows past the
 /// most requests ever in flight at once) threaded by a list in arrival order, oldest
-/// first. Every operation is O(1).
+/// first, in two parallel parts ([`Hot`], [`Cold`]). Every operation is O(1).
 #[derive(Debug, Default)]
 pub(super) struct Table {
-    slots: Vec<Slot>,
+    hot: Vec<Hot>,
+    cold: Vec<Cold>,
     free: Vec<u32>,
     oldest: u32,
     newest: u32,
@@ -105,20 +121,32 @@ impl Table {
         Table { oldest: NONE, newest: NONE, ..Table::default() }
     }
 
-    pub(super) fn get(&self, at: u32) -> Option<&InFlight> {
-        self.slots.get(at as usize)?.entry.as_ref()
+    pub(super) fn hot(&self, at: u32) -> Option<&Hot> {
+        self.hot.get(at as usize).filter(|hot| hot.live)
     }
 
-    pub(super) fn get_mut(&mut self, at: u32) -> Option<&mut InFlight> {
-        self.slots.get_mut(at as usize)?.entry.as_mut()
+    pub(super) fn cold(&self, at: u32) -> Option<&Cold> {
+        self.hot(at)?;
+        self.cold.get(at as usize)
+    }
+
+    pub(super) fn cold_mut(&mut self, at: u32) -> Option<&mut Cold> {
+        self.hot(at)?;
+        self.cold.get_mut(at as usize)
     }
 
     fn link(&self, at: u32, which: Which) -> Option<&Link> {
-        self.get(at)?.link(which)
+        match which {
+            Which::Id => self.hot(at).map(|hot| &hot.id),
+            Which::Token => self.cold(at)?.token.as_deref(),
+        }
     }
 
     fn link_mut(&mut self, at: u32, which: Which) -> Option<&mut Link> {
-        self.get_mut(at)?.link_mut(which)
+        match which {
+            Which::Id => self.hot.get_mut(at as usize).filter(|hot| hot.live).map(|h| &mut h.id),
+            Which::Token => self.cold_mut(at)?.token.as_deref_mut(),
+        }
     }
 
     /// The oldest request's slot.
@@ -126,22 +154,26 @@ impl Table {
         (self.oldest != NONE).then_some(self.oldest)
     }
 
-    /// Adds the newest request; `None` only when the table cannot index more (never with
+    /// Adds the newest request (its `cold.seq` is set here); `None` only when the table
+    /// cannot index more (never with
     /// [`Pairing::max_in_flight`](super::Pairing::max_in_flight) below `u32::MAX`).
-    pub(super) fn push(&mut self, entry: InFlight) -> Option<u32> {
-        let slot = Slot { entry: Some(entry), older: self.newest, newer: NONE, seq: self.pushed };
+    pub(super) fn push(&mut self, id: Link, token_is_id: bool, mut cold: Cold) -> Option<u32> {
+        cold.seq = self.pushed;
+        let hot = Hot { id, older: self.newest, newer: NONE, live: true, token_is_id };
         let at = match self.free.pop() {
             Some(at) => {
-                *self.slots.get_mut(at as usize)? = slot;
+                *self.hot.get_mut(at as usize)? = hot;
+                *self.cold.get_mut(at as usize)? = cold;
                 at
             }
             None => {
-                let at = u32::try_from(self.slots.len()).ok().filter(|&at| at != NONE)?;
-                self.slots.push(slot);
+                let at = u32::try_from(self.hot.len()).ok().filter(|&at| at != NONE)?;
+                self.hot.push(hot);
+                self.cold.push(cold);
                 at
             }
         };
-        match self.slots.get_mut(self.newest as usize) {
+        match self.hot.get_mut(self.newest as usize) {
             Some(newest) => newest.newer = at,
             None => self.oldest = at,
         }
@@ -151,28 +183,28 @@ impl Table {
         Some(at)
     }
 
-    /// The arrival number of the request at `at` (smaller: older).
-    pub(super) fn seq(&self, at: u32) -> Option<u64> {
-        let slot = self.slots.get(at as usize)?;
-        slot.entry.as_ref().map(|_| slot.seq)
-    }
-
-    /// Takes a request out, and frees its slot.
-    pub(super) fn take(&mut self, at: u32) -> Option<InFlight> {
-        let slot = self.slots.get_mut(at as usize)?;
-        let entry = slot.entry.take()?;
-        let (older, newer) = (slot.older, slot.newer);
-        match self.slots.get_mut(older as usize) {
+    /// Takes a request out, and frees its slot: `leave` reads (and may take) what it
+    /// needs of the request's [`Cold`] part first.
+    pub(super) fn take<R>(&mut self, at: u32, leave: impl FnOnce(&mut Cold) -> R) -> Option<R> {
+        let hot = self.hot.get_mut(at as usize).filter(|hot| hot.live)?;
+        hot.live = false;
+        let (older, newer) = (hot.older, hot.newer);
+        match self.hot.get_mut(older as usize) {
             Some(o) => o.newer = newer,
             None => self.oldest = newer,
         }
-        match self.slots.get_mut(newer as usize) {
+        match self.hot.get_mut(newer as usize) {
             Some(n) => n.older = older,
             None => self.newest = older,
         }
         self.free.push(at);
         self.len -= 1;
-        Some(entry)
+        let cold = self.cold.get_mut(at as usize)?;
+        let left = leave(cold);
+        // Nothing boxed outlives its request (the slot's next request overwrites the rest).
+        cold.token = None;
+        cold.rare = None;
+        Some(left)
     }
 }
 
@@ -204,17 +236,16 @@ impl Index {
         which: Which,
         hash: u64,
         key: &Key,
-        pred: impl Fn(&InFlight) -> bool,
+        pred: impl Fn(&Hot) -> bool,
     ) -> Option<u32> {
         let mut at = self.find(table, which, hash, key)?;
         // A chain never holds more requests than are in flight: the bound only guards a
         // broken chain from looping.
         for _ in 0..=table.len {
-            let entry = table.get(at)?;
-            if pred(entry) {
+            if pred(table.hot(at)?) {
                 return Some(at);
             }
-            at = entry.link(which)?.next;
+            at = table.link(at, which)?.next;
             if at == NONE {
                 return None;
             }
@@ -332,6 +363,28 @@ pub(super) fn side(direction: Option<Direction>) -> u8 {
     }
 }
 
+/// The key of a raw id ([`key`]'s bytes), `None` where [`key`] says `false`. The common
+/// ids, short integers and strings without escapes in no scope, are written straight into
+/// the key's inline bytes; the rest are built in `scratch` first.
+pub(super) fn key_of(
+    raw: &[u8],
+    side: u8,
+    scope: Option<&[u8]>,
+    scratch: &mut Vec<u8>,
+) -> Option<Key> {
+    if scope.is_none() {
+        let plain = match raw {
+            [b'"', inner @ .., b'"'] if !inner.contains(&b'\\') => Some((b's', inner)),
+            [b'0'..=b'9', ..] if raw.iter().all(u8::is_ascii_digit) => Some((b'i', raw)),
+            _ => None,
+        };
+        if let Some(key) = plain.and_then(|(tag, body)| Small::inline([side, tag], body)) {
+            return Some(key);
+        }
+    }
+    key(raw, side, scope, scratch).then(|| Small::new(scratch))
+}
+
 /// Builds the key of a raw id in `out`: the side, then `i` and the integer's digits (`-0`
 /// folded into `0`) or `s` and the string's decoded bytes ([`Str::decode_into`]'s: lone
 /// surrogates as generalized UTF-8, so every distinct string keeps a distinct key; an id
@@ -380,6 +433,22 @@ mod tests {
         let cases: &[(&[u8], bool)] = &[(b"1", true), (b"-", false), (b"\"", false), (b"\"\\", true), (b"\"\\u12\"", true), (b"null", false), (b"1.5", false), (b"", false)];
         for &(raw, ok) in cases {
             assert_eq!(key(raw, 0, None, &mut out), ok, "{raw:?}");
+        }
+    }
+
+    /// The shortcut of [`key_of`] builds the bytes [`key`] builds.
+    #[test]
+    fn shortcut_keys_are_keys() {
+        let long = format!("\"{}\"", "x".repeat(30));
+        #[rustfmt::skip]
+        let raws: &[&[u8]] = &[b"1", b"0", b"-0", b"-12", b"007", b"12345678901234567890", b"123456789012345678901", b"\"\"", b"\"a\"", b"\"a\\u0062\"", b"\"", b"\"a", b"null", b"1.5", b"", long.as_bytes()];
+        let (mut scratch, mut out) = (Vec::new(), Vec::new());
+        for &raw in raws {
+            for scope in [None, Some(&b"s"[..])] {
+                let expected = key(raw, 2, scope, &mut out).then(|| out.clone());
+                let got = key_of(raw, 2, scope, &mut scratch).map(|k| k.as_slice().to_vec());
+                assert_eq!(got, expected, "{:?} {scope:?}", String::from_utf8_lossy(raw));
+            }
         }
     }
 
