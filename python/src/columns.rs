@@ -164,9 +164,11 @@ pub(crate) fn validity(present: &[u8]) -> [Option<NullBuffer>; BITS] {
     for chunk in present.chunks(64) {
         let mut word = [0u64; BITS];
         for (j, eight) in chunk.chunks(8).enumerate() {
-            let mut bytes = [0u8; 8];
-            bytes[..eight.len()].copy_from_slice(eight);
-            let x = u64::from_le_bytes(bytes);
+            let x = match <[u8; 8]>::try_from(eight) {
+                Ok(bytes) => u64::from_le_bytes(bytes),
+                // The last rows of the block.
+                Err(_) => eight.iter().rev().fold(0u64, |x, &b| x << 8 | u64::from(b)),
+            };
             for (b, w) in word.iter_mut().enumerate() {
                 *w |= gather((x >> b) & 0x0101_0101_0101_0101) << (8 * j);
             }
