@@ -57,7 +57,7 @@ impl Texts {
 
     /// A row holding bytes that may not be UTF-8 (`params.name` in envelope mode, the id of
     /// an invalid message): pushed when they are, else replaced as `from_utf8_lossy` does.
-    pub(crate) fn push_unchecked_text(&mut self, raw: &[u8]) {
+    pub(crate) fn push_lossy(&mut self, raw: &[u8]) {
         // Names are short and mostly ASCII: a byte test, not the validator's call.
         if raw.is_ascii() {
             return self.push_bytes(raw);
@@ -232,7 +232,7 @@ mod tests {
         t.push_str("é");
         t.push_null();
         t.push_scanned(b"\"a\"");
-        t.push_unchecked_text(b"\xff");
+        t.push_lossy(b"\xff");
         let nulls = NullBuffer::from(vec![true, false, true, true]);
         let array = t.take_array(Some(nulls)).unwrap();
         let strings = array.as_any().downcast_ref::<LargeStringArray>().unwrap();

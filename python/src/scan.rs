@@ -268,13 +268,13 @@ fn push_name(column: &mut Texts, s: rpcscan::Str<'_>, scanned: bool) {
         if scanned {
             column.push_scanned(s.raw());
         } else {
-            column.push_unchecked_text(s.raw());
+            column.push_lossy(s.raw());
         }
         return;
     }
     match s.decode() {
         Ok(text) => column.push_str(&text),
-        Err(_) => column.push_unchecked_text(s.raw()),
+        Err(_) => column.push_lossy(s.raw()),
     }
 }
 
@@ -373,7 +373,7 @@ impl Collect {
                 rows.method.push_null();
                 match inv.id().filter(|_| wants(ID)) {
                     Some(id) => {
-                        rows.id.push_unchecked_text(id.raw());
+                        rows.id.push_lossy(id.raw());
                         present |= HAS_ID;
                     }
                     None => rows.id.push_null(),
