@@ -5,6 +5,7 @@
 //! | `lib.rs` | `classify`, `parse`, `respond`, and the `Message` class |
 //! | `buffer.rs` | the bytes of `bytes` / `bytearray` / `memoryview`, borrowed without a copy |
 //! | `scan.rs` | `scan`: whole logs through the engine (`rpcscan-traffic`) into an Arrow table |
+//! | `columns.rs` | `scan`'s string columns, validity bitmaps and arrays (arrow's checks skipped) |
 //! | `arrow_input.rs` | `scan` of an Arrow array of messages (the C data interface) |
 //! | `log_reader.rs` | `LogReader`: a log's batches streamed to `scan_log` (Polars IO source) |
 //! | `pair.rs` | `pair`: responses matched to requests by the library's `Pairing` |
@@ -18,6 +19,7 @@
 
 mod arrow_input;
 mod buffer;
+mod columns;
 #[cfg(feature = "datafusion")]
 mod datafusion;
 mod log_reader;

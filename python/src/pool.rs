@@ -90,7 +90,7 @@ impl<T: Pooled> Pool<T> {
     }
 
     /// Keeps `v` for a later [`Pool::take`], unless the pool is full.
-    fn give(&self, mut v: Vec<T>) {
+    pub(crate) fn give(&self, mut v: Vec<T>) {
         let size = bytes_of(&v);
         if size == 0 {
             return;

@@ -23,7 +23,7 @@ use arrow_array::{
     ArrayRef, DictionaryArray, Int64Array, Int8Array, LargeStringArray, RecordBatch,
     RecordBatchIterator, StringArray, UInt64Array,
 };
-use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -35,13 +35,15 @@ use rpcscan_traffic::input::{
 };
 
 use crate::buffer::Bytes;
-use crate::pool::{self, Pooled};
+use crate::columns::{self, Texts};
+use crate::pool::{self, scalars};
 
 /// The CLI's default `--max-message-size`.
 const DEFAULT_MAX_MESSAGE_SIZE: usize = 16 << 20;
 
 /// A column of optional strings in Arrow's layout (offsets, values, validity), so that a
-/// finished block becomes an array without a copy.
+/// finished column becomes an array without a copy (`pair`'s events; `read_log`'s rows use
+/// `columns::Texts`).
 pub(crate) struct Strings {
     data: Vec<u8>,
     offsets: Vec<i64>,
@@ -64,36 +66,6 @@ impl Strings {
             None => self.nulls.append(false),
         }
         self.offsets.push(self.data.len() as i64);
-    }
-
-    /// A decoded name (no allocation without escapes), or its raw escaped text when it
-    /// holds a lone surrogate escape (as the SQL functions do).
-    fn push_name(&mut self, s: Option<rpcscan::Str<'_>>) {
-        match s {
-            None => self.push(None),
-            // Without escapes the text is the raw bytes (UTF-8: the scanner checked).
-            Some(s) if !s.has_escapes() => self.push(Some(s.raw())),
-            Some(s) => match s.decode() {
-                Ok(text) => self.push(Some(text.as_bytes())),
-                Err(_) => self.push(Some(String::from_utf8_lossy(s.raw()).as_bytes())),
-            },
-        }
-    }
-
-    /// Room for `rows` more rows and `bytes` more bytes; a column not yet started takes
-    /// its `Vec`s from the pools (`crate::pool`).
-    fn reserve(&mut self, rows: usize, bytes: usize) {
-        if self.offsets.len() <= 1 && self.data.is_empty() {
-            self.offsets = pool::I64.take(rows + 1);
-            self.offsets.push(0);
-            if bytes > 0 {
-                self.data = pool::U8.take(bytes);
-            }
-        } else {
-            self.offsets.reserve(rows);
-            self.data.reserve(bytes);
-        }
-        self.nulls.reserve(rows);
     }
 
     /// The array (its buffers moved, not copied, and back to the pools when the array is
@@ -136,10 +108,6 @@ impl Validity {
         self.len += 1;
     }
 
-    fn reserve(&mut self, rows: usize) {
-        self.words.reserve(rows.div_ceil(64));
-    }
-
     /// The validity of the rows so far (moved, not copied), `None` when none is null; the
     /// column starts over.
     fn finish(&mut self) -> Option<NullBuffer> {
@@ -149,40 +117,6 @@ impl Validity {
             return None;
         }
         Some(NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, len)))
-    }
-}
-
-/// Optional integers in Arrow's layout.
-struct Ints<T> {
-    values: Vec<T>,
-    nulls: Validity,
-}
-
-impl<T: Default> Default for Ints<T> {
-    fn default() -> Ints<T> {
-        Ints { values: Vec::new(), nulls: Validity::default() }
-    }
-}
-
-impl<T: Default + Pooled> Ints<T> {
-    fn push(&mut self, value: Option<T>) {
-        self.nulls.append(value.is_some());
-        self.values.push(value.unwrap_or_default());
-    }
-
-    /// Room for `rows` more rows (a column not yet started takes its `Vec` from its pool).
-    fn reserve(&mut self, rows: usize) {
-        if self.values.capacity() == 0 {
-            self.values = T::pool().take(rows);
-        } else {
-            self.values.reserve(rows);
-        }
-        self.nulls.reserve(rows);
-    }
-
-    /// The values and validity (moved, not copied); the column starts over.
-    fn take(&mut self) -> (ScalarBuffer<T>, Option<NullBuffer>) {
-        (pool::scalars(std::mem::take(&mut self.values)), self.nulls.finish())
     }
 }
 
@@ -196,20 +130,34 @@ fn reason_key(reason: Reason) -> i8 {
     Reason::ALL.iter().position(|&r| r == reason).unwrap_or(0) as i8
 }
 
+/// Bits of [`Rows::present`], one per nullable column: set when the row has a value there.
+const HAS_LINE: u8 = 1;
+const HAS_METHOD: u8 = 1 << 1;
+const HAS_ID: u8 = 1 << 2;
+const HAS_ERROR_CODE: u8 = 1 << 3;
+const HAS_ERROR_CODE_TEXT: u8 = 1 << 4;
+const HAS_REASON: u8 = 1 << 5;
+const HAS_TOOL_NAME: u8 = 1 << 6;
+
 /// The rows of one block, in Arrow's layout; in the run's own tally, the blocks already
 /// finished, in input order, as record batches (one per block: nothing is concatenated).
+/// A null value is a zero (or an empty string) in its column and a clear bit in the row's
+/// presence byte: one byte per row, turned into the seven validity bitmaps when the block
+/// becomes a batch (`columns::validity`), rather than a bit appended per row and column.
 #[derive(Default)]
 pub(crate) struct Rows {
-    /// Null where the framing has no lines.
-    line: Ints<u64>,
+    /// 0 where the framing has no lines (null).
+    line: Vec<u64>,
     offset: Vec<u64>,
     kind: Vec<i8>,
-    method: Strings,
-    id: Strings,
-    error_code: Ints<i64>,
-    error_code_text: Strings,
-    reason: Ints<i8>,
-    tool_name: Strings,
+    method: Texts,
+    id: Texts,
+    error_code: Vec<i64>,
+    error_code_text: Texts,
+    reason: Vec<i8>,
+    tool_name: Texts,
+    /// Per row, the `HAS_*` bits of the nullable columns that hold a value.
+    present: Vec<u8>,
     batches: Vec<RecordBatch>,
     /// A batch could not be built (not expected: the columns are built alike).
     error: Option<arrow_schema::ArrowError>,
@@ -236,11 +184,12 @@ impl Rows {
     fn reserve(&mut self) {
         let hint = |i: usize| LAST_BLOCK[i].load(Ordering::Relaxed) / 8 * 9;
         let rows = hint(0);
-        self.line.reserve(rows);
+        self.line = pool::U64.take(rows);
         self.offset = pool::U64.take(rows);
         self.kind = pool::I8.take(rows);
-        self.error_code.reserve(rows);
-        self.reason.reserve(rows);
+        self.error_code = pool::I64.take(rows);
+        self.reason = pool::I8.take(rows);
+        self.present = pool::U8.take(rows);
         self.method.reserve(rows, hint(1));
         self.id.reserve(rows, hint(2));
         self.tool_name.reserve(rows, hint(3));
@@ -251,10 +200,10 @@ impl Rows {
     fn remember(&self) {
         let sizes = [
             self.len(),
-            self.method.data.len(),
-            self.id.data.len(),
-            self.tool_name.data.len(),
-            self.error_code_text.data.len(),
+            self.method.bytes(),
+            self.id.bytes(),
+            self.tool_name.bytes(),
+            self.error_code_text.bytes(),
         ];
         for (slot, size) in LAST_BLOCK.iter().zip(sizes) {
             slot.store(size, Ordering::Relaxed);
@@ -275,23 +224,22 @@ impl Rows {
     }
 
     fn take_batch(&mut self) -> Result<RecordBatch, arrow_schema::ArrowError> {
-        let (line, line_nulls) = self.line.take();
-        let (code, code_nulls) = self.error_code.take();
-        let (reason, reason_nulls) = self.reason.take();
-        let kind = Int8Array::new(pool::scalars(std::mem::take(&mut self.kind)), None);
+        let present = std::mem::take(&mut self.present);
+        let [line_nulls, method_nulls, id_nulls, code_nulls, code_text_nulls, reason_nulls, tool_nulls] =
+            columns::validity(&present);
+        pool::U8.give(present);
+        let kind = Int8Array::new(scalars(std::mem::take(&mut self.kind)), None);
+        let reason = Int8Array::new(scalars(std::mem::take(&mut self.reason)), reason_nulls);
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(UInt64Array::new(line, line_nulls)),
-            Arc::new(UInt64Array::new(pool::scalars(std::mem::take(&mut self.offset)), None)),
-            Arc::new(DictionaryArray::<Int8Type>::try_new(kind, kind_names())?),
-            self.method.take_array()?,
-            self.id.take_array()?,
-            Arc::new(Int64Array::new(code, code_nulls)),
-            self.error_code_text.take_array()?,
-            Arc::new(DictionaryArray::<Int8Type>::try_new(
-                Int8Array::new(reason, reason_nulls),
-                reason_names(),
-            )?),
-            self.tool_name.take_array()?,
+            Arc::new(UInt64Array::new(scalars(std::mem::take(&mut self.line)), line_nulls)),
+            Arc::new(UInt64Array::new(scalars(std::mem::take(&mut self.offset)), None)),
+            columns::dictionary(kind, kind_names())?,
+            self.method.take_array(method_nulls)?,
+            self.id.take_array(id_nulls)?,
+            Arc::new(Int64Array::new(scalars(std::mem::take(&mut self.error_code)), code_nulls)),
+            self.error_code_text.take_array(code_text_nulls)?,
+            columns::dictionary(reason, reason_names())?,
+            self.tool_name.take_array(tool_nulls)?,
         ];
         RecordBatch::try_new(schema(), columns)
     }
@@ -311,6 +259,25 @@ fn reason_names() -> ArrayRef {
         .clone()
 }
 
+/// A decoded name (no allocation without escapes), or its raw escaped text when it holds a
+/// lone surrogate escape (as the SQL functions do). Without escapes the text is the raw
+/// bytes: as they are when `scanned` (`method`: the scanner checked its UTF-8), else
+/// checked here (`params.name`, which envelope mode does not check).
+fn push_name(column: &mut Texts, s: rpcscan::Str<'_>, scanned: bool) {
+    if !s.has_escapes() {
+        if scanned {
+            column.push_scanned(s.raw());
+        } else {
+            column.push_lossy(s.raw());
+        }
+        return;
+    }
+    match s.decode() {
+        Ok(text) => column.push_str(&text),
+        Err(_) => column.push_lossy(s.raw()),
+    }
+}
+
 /// `params.name` of a `tools/call` request, as `Message::mcp().tool_name()` gives it,
 /// without reading the other MCP members (`mcp()` reads `_meta` and `result.resultType`
 /// too, a scan of every result object). The parser of [`settings`] asks the strict scan to
@@ -318,10 +285,21 @@ fn reason_names() -> ArrayRef {
 /// which costs less than a second walk of `params` per `tools/call` row did (5% of
 /// `read_log`'s CPU time on MCP traffic); envelope mode looks it up in `params`.
 pub(crate) fn tool_name<'a>(m: &rpcscan::Message<'a>) -> Option<rpcscan::Str<'a>> {
-    if m.kind() != Kind::Request || m.method()? != "tools/call" {
+    if m.kind() != Kind::Request || !is_tools_call(&m.method()?) {
         return None;
     }
     m.params_name().as_str()
+}
+
+/// `method == "tools/call"`, comparing the bytes in place when there is no escape (the
+/// usual case: `Str`'s comparison decodes as it goes).
+#[inline]
+fn is_tools_call(method: &rpcscan::Str<'_>) -> bool {
+    if method.has_escapes() {
+        *method == "tools/call"
+    } else {
+        method.raw() == b"tools/call"
+    }
 }
 
 /// The subcommand that collects rows instead of printing: every row and column for `scan`
@@ -341,6 +319,87 @@ impl Collect {
 
     fn wants(&self, column: usize) -> bool {
         self.columns.checked_shr(column as u32).is_none_or(|bits| bits & 1 != 0)
+    }
+
+    /// Appends `item`'s row, filling the columns `wants` names.
+    #[inline(always)]
+    fn row(&self, kind: i8, item: &Item<'_>, rows: &mut Rows, wants: impl Fn(usize) -> bool) {
+        let mut present = if item.line > 0 { HAS_LINE } else { 0 };
+        rows.line.push(item.line);
+        rows.offset.push(item.offset);
+        rows.kind.push(kind);
+        let reason = match &item.verdict {
+            Verdict::Message(m) => {
+                match m.method().filter(|_| wants(METHOD)) {
+                    Some(method) => {
+                        push_name(&mut rows.method, method, true);
+                        present |= HAS_METHOD;
+                    }
+                    None => rows.method.push_null(),
+                }
+                match m.id().filter(|_| wants(ID)) {
+                    Some(id) => {
+                        rows.id.push_scanned(id.raw());
+                        present |= HAS_ID;
+                    }
+                    None => rows.id.push_null(),
+                }
+                let code = m.error_code();
+                match code.filter(|_| wants(ERROR_CODE)).and_then(|c| c.as_i64()) {
+                    Some(c) => {
+                        rows.error_code.push(c);
+                        present |= HAS_ERROR_CODE;
+                    }
+                    None => rows.error_code.push(0),
+                }
+                match code.filter(|_| wants(ERROR_CODE_TEXT)) {
+                    Some(c) => {
+                        rows.error_code_text.push_scanned(c.raw());
+                        present |= HAS_ERROR_CODE_TEXT;
+                    }
+                    None => rows.error_code_text.push_null(),
+                }
+                // `params` is not checked for UTF-8 in envelope mode.
+                match wants(TOOL_NAME).then(|| tool_name(m)).flatten() {
+                    Some(name) => {
+                        push_name(&mut rows.tool_name, name, false);
+                        present |= HAS_TOOL_NAME;
+                    }
+                    None => rows.tool_name.push_null(),
+                }
+                None
+            }
+            Verdict::Invalid(inv) => {
+                rows.method.push_null();
+                match inv.id().filter(|_| wants(ID)) {
+                    Some(id) => {
+                        rows.id.push_lossy(id.raw());
+                        present |= HAS_ID;
+                    }
+                    None => rows.id.push_null(),
+                }
+                rows.error_code.push(0);
+                rows.error_code_text.push_null();
+                rows.tool_name.push_null();
+                Some(inv.reason())
+            }
+            Verdict::Skipped { reason, .. } => {
+                rows.method.push_null();
+                rows.id.push_null();
+                rows.error_code.push(0);
+                rows.error_code_text.push_null();
+                rows.tool_name.push_null();
+                Some(*reason)
+            }
+        };
+        match reason {
+            Some(reason) => {
+                rows.reason.push(reason_key(reason));
+                present |= HAS_REASON;
+            }
+            None => rows.reason.push(0),
+        }
+        rows.present.push(present);
     }
 }
 
@@ -362,35 +421,11 @@ impl Command for Collect {
         if rows.offset.capacity() == 0 {
             rows.reserve();
         }
-        rows.line.push((item.line > 0).then_some(item.line));
-        rows.offset.push(item.offset);
-        rows.kind.push(kind);
-        rows.reason.push(item.verdict.reason().map(reason_key));
-        match &item.verdict {
-            Verdict::Message(m) => {
-                rows.method.push_name(m.method().filter(|_| self.wants(METHOD)));
-                rows.id.push(m.id().filter(|_| self.wants(ID)).map(|id| id.raw()));
-                let code = m.error_code();
-                rows.error_code
-                    .push(code.filter(|_| self.wants(ERROR_CODE)).and_then(|c| c.as_i64()));
-                rows.error_code_text
-                    .push(code.filter(|_| self.wants(ERROR_CODE_TEXT)).map(|c| c.raw()));
-                rows.tool_name.push_name(self.wants(TOOL_NAME).then(|| tool_name(m)).flatten());
-            }
-            Verdict::Invalid(inv) => {
-                rows.method.push(None);
-                rows.id.push(inv.id().filter(|_| self.wants(ID)).map(|id| id.raw()));
-                rows.error_code.push(None);
-                rows.error_code_text.push(None);
-                rows.tool_name.push(None);
-            }
-            Verdict::Skipped { .. } => {
-                rows.method.push(None);
-                rows.id.push(None);
-                rows.error_code.push(None);
-                rows.error_code_text.push(None);
-                rows.tool_name.push(None);
-            }
+        // Every column (`read_log`): the checks below fold away.
+        if self.columns == u32::MAX {
+            self.row(kind, item, rows, |_| true);
+        } else {
+            self.row(kind, item, rows, |column| self.wants(column));
         }
     }
 
@@ -420,7 +455,7 @@ impl Command for Collect {
         let by = first_line.saturating_sub(1);
         if by > 0 {
             // Null lines (none in NDJSON) hold 0 and stay masked.
-            for line in &mut from.line.values {
+            for line in &mut from.line {
                 *line += by;
             }
         }
@@ -815,5 +850,81 @@ impl Table {
 
     fn __repr__(&self) -> String {
         format!("rpcscan.Table({} rows: {})", self.num_rows(), self.column_names().join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block of a log read through the engine becomes a batch whose arrays pass
+    /// arrow's own checks (debug builds make them with `try_new`: `crate::columns`), in both
+    /// modes, with escapes, lone surrogates, invalid ids and a `params.name` that is not
+    /// UTF-8 (envelope mode does not check `params`).
+    #[test]
+    fn the_blocks_of_a_log_make_arrays_arrow_accepts() {
+        let sample =
+            std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mcp-traffic.ndjson"))
+                .expect("the sample log");
+        let odd: &[&[u8]] = &[
+            br#"{"jsonrpc":"2.0","id":"\u00e9","method":"t\u006fols/call","params":{"name":"\u00e9cho"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"\ud800","params":{"name":"\udc00"}}"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"\xff\"}}",
+            br#"{"jsonrpc":"1.0","id":"x\u00e9","method":"m"}"#,
+            br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000000000000000000000,"message":"m"}}"#,
+            b"\xff\xfe",
+            b"[]",
+        ];
+        let mut log = Vec::new();
+        while log.len() < 3 << 20 {
+            log.extend_from_slice(&sample);
+            for line in odd {
+                log.extend_from_slice(line);
+                log.push(b'\n');
+            }
+        }
+        let path =
+            std::env::temp_dir().join(format!("rpcscan-columns-{}.ndjson", std::process::id()));
+        std::fs::write(&path, &log).expect("a temporary file");
+        let lines = log.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count();
+        for mode in ["strict", "envelope"] {
+            // `settings`' own, built without Python (its errors are Python exceptions).
+            let settings = Settings {
+                framing: None,
+                parser: Parser::new()
+                    .validation(mode.parse().expect("a mode"))
+                    .note_params_name(true),
+                max_message_size: DEFAULT_MAX_MESSAGE_SIZE,
+                mmap: false,
+                extract: None,
+                notes: Notes::collect(),
+                labels: false,
+            };
+            let mut out = Output::discard();
+            let run = input::run(&Collect::ALL, &settings, &[Input::Path(path.clone())], &mut out)
+                .unwrap_or_else(|_| panic!("{mode}: the run stopped"));
+            let mut rows = run.tally;
+            rows.flush();
+            let batches = rows.take_batches().expect("batches");
+            assert!(batches.len() > 1, "{mode}: one batch per block");
+            let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+            assert_eq!(rows, lines, "{mode}");
+            for batch in &batches {
+                for column in batch.columns() {
+                    column.to_data().validate_full().expect("a valid array");
+                }
+            }
+            let tools = batches
+                .iter()
+                .flat_map(|b| {
+                    let names = b.column(8).as_any().downcast_ref::<LargeStringArray>().unwrap();
+                    names.iter().map(|n| n.map(str::to_owned)).collect::<Vec<_>>()
+                })
+                .filter(|n| n.as_deref() == Some("\u{fffd}"))
+                .count();
+            // The name that is not UTF-8: strict mode calls its message invalid.
+            assert_eq!(tools > 0, mode == "envelope", "{mode}");
+        }
+        let _ = std::fs::remove_file(&path);
     }
 }
