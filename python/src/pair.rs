@@ -247,10 +247,7 @@ fn lossy(bytes: &[u8]) -> Cow<'_, str> {
 }
 
 /// `{"count", "errors": {code: n}, "p50_ms", "p90_ms", "p99_ms", "max_ms"}` per name.
-fn stats<'py>(
-    py: Python<'py>,
-    rows: &rpcscan::pair::Named<Stat>,
-) -> PyResult<Bound<'py, PyDict>> {
+fn stats<'py>(py: Python<'py>, rows: &rpcscan::pair::Named<Stat>) -> PyResult<Bound<'py, PyDict>> {
     let all = PyDict::new(py);
     for (name, stat) in rows {
         let one = PyDict::new(py);
