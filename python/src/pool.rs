@@ -24,37 +24,23 @@ pub(crate) struct Pool<T> {
     free: Mutex<(Vec<Vec<T>>, usize)>,
 }
 
-/// The pools of the column types.
-pub(crate) static U64: Pool<u64> = Pool::new();
-pub(crate) static I64: Pool<i64> = Pool::new();
-pub(crate) static I8: Pool<i8> = Pool::new();
-pub(crate) static U8: Pool<u8> = Pool::new();
-
 /// The element types with a pool.
 pub(crate) trait Pooled: ArrowNativeType {
     fn pool() -> &'static Pool<Self>;
 }
 
-impl Pooled for u64 {
-    fn pool() -> &'static Pool<u64> {
-        &U64
-    }
+/// One pool per column element type (`static NAME`), and its [`Pooled`] impl.
+macro_rules! pools {
+    ($($t:ty => $name:ident),* $(,)?) => {$(
+        pub(crate) static $name: Pool<$t> = Pool::new();
+        impl Pooled for $t {
+            fn pool() -> &'static Pool<$t> {
+                &$name
+            }
+        }
+    )*};
 }
-impl Pooled for i64 {
-    fn pool() -> &'static Pool<i64> {
-        &I64
-    }
-}
-impl Pooled for i8 {
-    fn pool() -> &'static Pool<i8> {
-        &I8
-    }
-}
-impl Pooled for u8 {
-    fn pool() -> &'static Pool<u8> {
-        &U8
-    }
-}
+pools!(u64 => U64, i64 => I64, i8 => I8, u8 => U8);
 
 impl<T> Pool<T> {
     const fn new() -> Pool<T> {
