@@ -62,10 +62,8 @@ impl Texts {
         if raw.is_ascii() {
             return self.push_bytes(raw);
         }
-        match std::str::from_utf8(raw) {
-            Ok(s) => self.push_str(s),
-            Err(_) => self.push_str(&String::from_utf8_lossy(raw)),
-        }
+        // Borrowed when valid: one validation either way.
+        self.push_str(&String::from_utf8_lossy(raw));
     }
 
     /// A null row (its validity bit is kept apart).
