@@ -284,7 +284,7 @@ fn post_get_delete_and_session_headers_pass() {
 #[test]
 fn sse_answers_pass_with_their_non_message_events_and_are_logged_per_message() {
     let dir = tempdir();
-    let log = dir.join("gateway.ndjson");
+    let log = dir.path().join("gateway.ndjson");
     let gw = Gateway::start(&["--log", log.to_str().unwrap()]);
     let answer = gw.post(&call(7, "stream"), &[]);
     assert_eq!(answer.status, 200);
@@ -323,7 +323,7 @@ fn sse_answers_pass_with_their_non_message_events_and_are_logged_per_message() {
 #[test]
 fn the_policy_flags_of_rpcscan_proxy() {
     let dir = tempdir();
-    let log = dir.join("gateway.ndjson");
+    let log = dir.path().join("gateway.ndjson");
     let gw = Gateway::start(&[
         "--deny-tool",
         "exec*",
@@ -462,7 +462,7 @@ fn pair_log(log: &std::path::Path) -> (Vec<serde_json::Value>, serde_json::Value
 #[test]
 fn pair_finds_every_answer_of_a_gateway_session_in_its_log() {
     let dir = tempdir();
-    let log = dir.join("gateway.ndjson");
+    let log = dir.path().join("gateway.ndjson");
     let gw = Gateway::start(&[
         "--deny-tool",
         "exec*",
@@ -535,7 +535,7 @@ fn pair_finds_every_answer_of_a_gateway_session_in_its_log() {
 #[test]
 fn an_unreachable_upstream_is_answered_and_logged() {
     let dir = tempdir();
-    let log = dir.join("gateway.ndjson");
+    let log = dir.path().join("gateway.ndjson");
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
     let gw = Gateway::start_to(&["--log", log.to_str().unwrap()], Some(closed));
     let answer = gw.post(r#"{"jsonrpc":"2.0","id":"u","method":"ping"}"#, &[]);
@@ -554,16 +554,9 @@ fn an_unreachable_upstream_is_answered_and_logged() {
     assert_eq!((unanswered.len(), summary["pairs"].as_u64()), (0, Some(1)), "{records}");
 }
 
-fn tempdir() -> std::path::PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "rpcscan-gateway-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A directory of the test's own, removed with everything in it when the test ends.
+fn tempdir() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("rpcscan-gateway-test-").tempdir().unwrap()
 }
 
 /// The value of one line of the gateway's `/metrics` (`name{labels}`), 0 when absent.
@@ -755,7 +748,7 @@ fn sigterm_closes_what_is_still_open_after_the_drain() {
 #[test]
 fn sighup_reads_the_config_again_without_dropping_a_connection() {
     let dir = tempdir();
-    let config = dir.join("gateway.toml");
+    let config = dir.path().join("gateway.toml");
     std::fs::write(&config, "deny-tool = [\"other\"]\n").unwrap();
     let gw = Gateway::start(&["--config", config.to_str().unwrap()]);
     let mut stream = TcpStream::connect(gw.addr).unwrap();

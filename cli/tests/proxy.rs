@@ -144,8 +144,12 @@ fn server_pid(proxy: &Proxy) -> i32 {
     hello["params"]["pid"].as_i64().expect("pid") as i32
 }
 
-fn temp_path(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("rpcscan-proxy-{}-{name}", std::process::id()))
+/// A path named `name` in a directory of the test's own, removed when the directory (the
+/// first half, kept alive by the test) is dropped.
+fn temp_path(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("rpcscan-proxy-test-").tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
 }
 
 // Finding 1: tasks/* must reach the server, whatever the policy.
@@ -194,7 +198,7 @@ fn sigterm_reaches_the_server_and_a_stubborn_one_is_killed() {
 
 #[test]
 fn closing_stdin_ends_a_server_that_ignores_it_and_sigterm() {
-    let log = temp_path("kill.ndjson");
+    let (_dir, log) = temp_path("kill.ndjson");
     let proxy = Proxy::start(&["--grace", "200ms", "--log", log.to_str().unwrap()], STUBBORN);
     let server = server_pid(&proxy);
     let started = Instant::now();
@@ -221,7 +225,7 @@ fn a_server_that_exits_on_eof_is_waited_for() {
 // Finding 3: a cancelled request is never answered; its late response is dropped.
 #[test]
 fn cancelled_requests_are_not_answered_and_leave_the_table() {
-    let log = temp_path("cancel.ndjson");
+    let (_dir, log) = temp_path("cancel.ndjson");
     // Reads a request (1) and its cancellation, shows the cancellation it got, answers
     // 1 late, answers the next request (2), reads a third (3) and exits without answering.
     let server = r#"read a; read c; echo "{\"jsonrpc\":\"2.0\",\"method\":\"seen\",\"params\":$c}"; read b; echo '{"jsonrpc":"2.0","id":1,"result":{"late":true}}'; echo '{"jsonrpc":"2.0","id":2,"result":{"ok":true}}'; read d; exit 0"#;
@@ -372,7 +376,7 @@ fn invalid_server_lines_are_dropped_and_server_requests_pass() {
 
 #[test]
 fn the_log_embeds_messages_verbatim() {
-    let log = temp_path("log.ndjson");
+    let (_dir, log) = temp_path("log.ndjson");
     let mut proxy = Proxy::start(&["--log", log.to_str().unwrap(), "--deny-tool", "x"], ECHO);
     let request = r#"{"jsonrpc":"2.0","id":1.0e0,"method":"ping"}"#; // invalid
     let good = r#"{"jsonrpc":"2.0","id":-0,"method":"tools/list","params":{"a":"\u00e9"}}"#;
@@ -401,7 +405,6 @@ fn the_log_embeds_messages_verbatim() {
     );
     assert!(text.contains(r#""event":"denied","from":"client","id":3"#), "{text}");
     assert!(text.contains(r#""event":"server_exit","code":0"#), "{text}");
-    let _ = std::fs::remove_file(&log);
 }
 
 #[test]
@@ -666,7 +669,7 @@ fn pair_finds_every_answer_of_a_proxy_session_in_its_log() {
         },
     ];
     for s in sessions {
-        let log = temp_path(&format!("pair-{}.ndjson", s.name));
+        let (_dir, log) = temp_path(&format!("pair-{}.ndjson", s.name));
         let mut options = vec!["--log", log.to_str().unwrap()];
         options.extend(s.options);
         eprintln!("session {}", s.name);
@@ -693,13 +696,12 @@ fn pair_finds_every_answer_of_a_proxy_session_in_its_log() {
             .map(|k| summary[k].as_u64().unwrap_or(u64::MAX));
         assert_eq!(counts, [s.pairs, s.orphans, s.null_ids, s.cancelled, 0], "{name}: {text}");
         assert_eq!(s.pairs + s.orphans + s.null_ids, answers, "{name}: {received:?}\n{text}");
-        let _ = std::fs::remove_file(&log);
     }
 }
 
 #[test]
 fn the_proxys_own_answers_are_logged_as_the_client_gets_them() {
-    let log = temp_path("own-answers.ndjson");
+    let (_dir, log) = temp_path("own-answers.ndjson");
     let mut proxy = Proxy::start(&["--log", log.to_str().unwrap(), "--deny-tool", "x"], ECHO);
     proxy.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"x"}}"#);
     let denied = proxy.recv();
@@ -732,5 +734,4 @@ fn the_proxys_own_answers_are_logged_as_the_client_gets_them() {
         "{text}"
     );
     assert!(lines[5].ends_with(&format!(r#""dir":"s2c","origin":"proxy","msg":{invalid}}}"#)));
-    let _ = std::fs::remove_file(&log);
 }
