@@ -44,6 +44,7 @@ pub fn glob(pattern: &[u8], text: &[u8]) -> bool {
 }
 
 /// Whether any of `globs` matches `text`.
+#[inline]
 pub fn any(globs: &[String], text: &[u8]) -> bool {
     globs.iter().any(|g| glob(g.as_bytes(), text))
 }
