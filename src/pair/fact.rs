@@ -185,42 +185,60 @@ impl<'a> Fact<'a> {
     /// Reads the facts of a valid message: one pass over `params` (two for a request with
     /// `_meta`), nothing decoded but an escaped method or tool name.
     pub fn of(msg: &Message<'a>, at: Position) -> Fact<'a> {
-        let mut fact = Fact::new(msg.kind(), at);
-        fact.id = msg.id().map(|id| id.raw());
-        fact.error_code = msg.error_code().map(|code| code.raw());
-        let Some(method) = msg.method() else {
-            return fact;
-        };
-        let params = msg.params();
-        let token_of = |key: &str| {
-            params.and_then(|p| p.get(key).unique()).and_then(|v| v.as_id()).map(|id| id.raw())
-        };
-        match msg.kind() {
-            Kind::Request => {
-                // `params.name` and `params._meta` as the scan noted them (a parser built
-                // with `note_params_name`), else one walk of `params` each: no full
-                // `Message::mcp`, whose other keys pairing does not read.
-                if method == "tools/call" {
-                    fact.tool = msg.params_name().as_str().map(|s| lossy(s.decode(), s.raw()));
+        let kind = msg.kind();
+        let id = msg.id().map(|id| id.raw());
+        let error_code = msg.error_code().map(|code| code.raw());
+        let (mut method, mut tool, mut progress_token, mut cancels) = (None, None, None, None);
+        if let Some(name) = msg.method() {
+            let params = msg.params();
+            // A notification's key: read straight off a plain leading member, else by a walk.
+            let token_of = |key: &str| {
+                let params = params?;
+                leading_token(params.as_bytes(), key)
+                    .or_else(|| params.get(key).unique().and_then(|v| v.as_id()).map(|id| id.raw()))
+            };
+            match kind {
+                Kind::Request => {
+                    // `params.name` and `params._meta` as the scan noted them (a parser built
+                    // with `note_params_name`), else one walk of `params` each: no full
+                    // `Message::mcp`, whose other keys pairing does not read.
+                    if name == "tools/call" {
+                        tool = msg.params_name().as_str().map(|s| lossy(s.decode(), s.raw()));
+                    }
+                    progress_token = msg.params_meta().unique().and_then(|meta| {
+                        only_token(meta.as_bytes()).or_else(|| {
+                            meta.get("progressToken").unique()?.as_id().map(|id| id.raw())
+                        })
+                    });
                 }
-                fact.progress_token = msg.params_meta().unique().and_then(|meta| {
-                    only_token(meta.as_bytes())
-                        .or_else(|| meta.get("progressToken").unique()?.as_id().map(|id| id.raw()))
-                });
+                Kind::Notification if name == "notifications/cancelled" => {
+                    cancels = token_of("requestId");
+                }
+                Kind::Notification if name == "notifications/progress" => {
+                    progress_token = token_of("progressToken");
+                }
+                _ => {}
             }
-            Kind::Notification if method == "notifications/cancelled" => {
-                fact.cancels = token_of("requestId");
-            }
-            Kind::Notification if method == "notifications/progress" => {
-                fact.progress_token = token_of("progressToken");
-            }
-            _ => {}
+            method = Some(match known_method(name.raw()) {
+                Some(known) => Cow::Borrowed(known),
+                None => lossy(name.decode(), name.raw()),
+            });
         }
-        fact.method = Some(match known_method(method.raw()) {
-            Some(known) => Cow::Borrowed(known),
-            None => lossy(method.decode(), method.raw()),
-        });
-        fact
+        // Built in one expression, in the caller's place (a fact built and then returned
+        // was copied out with a `memcpy` call per message).
+        Fact {
+            kind,
+            at,
+            id,
+            method,
+            tool,
+            progress_token,
+            cancels,
+            error_code,
+            direction: None,
+            time: None,
+            scope: None,
+        }
     }
 
     /// Whether the matcher reads this fact's direction: a request, a response, or a
@@ -300,6 +318,36 @@ fn only_token(meta: &[u8]) -> Option<&[u8]> {
     }
 }
 
+/// The value of `params`' first member when it is `key` written plainly and the value an
+/// integer or a string without escapes, right before a `,` or the closing `}` (what SDKs
+/// send: `{"progressToken":7,"progress":1}`), and no other member can be `key` (the rest
+/// holds neither the key's text after a quote nor any escape): read without
+/// walking the members. `None`: any other shape, for the general walk to read.
+#[inline]
+fn leading_token<'a>(params: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let rest = params.strip_prefix(b"{\"")?.strip_prefix(key.as_bytes())?;
+    let rest = rest.strip_prefix(b"\":")?;
+    let len = match rest {
+        [b'"', inner @ ..] => inner.iter().position(|&b| b == b'"' || b == b'\\')? + 2,
+        [b'-', digits @ ..] | digits => {
+            let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+            (n > 0).then_some(rest.len() - digits.len() + n)?
+        }
+    };
+    let (value, after) = rest.split_at_checked(len)?;
+    if value.len() >= 2 && value.first() == Some(&b'"') && value.last() != Some(&b'"') {
+        return None;
+    }
+    if !matches!(after.first(), Some(b',' | b'}')) {
+        return None;
+    }
+    // Another member named `key` is either written plainly, right after a quote, or
+    // spelled with an escape.
+    let quoted_key = memchr::memchr_iter(b'"', after)
+        .any(|at| after.get(at + 1..).is_some_and(|from| from.starts_with(key.as_bytes())));
+    (!quoted_key && memchr::memchr(b'\\', after).is_none()).then_some(value)
+}
+
 /// A string that holds a lone surrogate escape is shown with U+FFFD in its place.
 fn lossy<'a, E>(decoded: Result<Cow<'a, str>, E>, raw: &'a [u8]) -> Cow<'a, str> {
     decoded.unwrap_or_else(|_| String::from_utf8_lossy(raw))
@@ -333,6 +381,43 @@ mod tests {
             assert_eq!(fact.progress_token, walked, "{meta:?}");
             if let Some(token) = only_token(meta.as_bytes()) {
                 assert_eq!(Some(token), walked, "{meta:?}");
+            }
+        }
+    }
+
+    /// The leading-member shortcut of notifications reads what the general walk reads, or
+    /// leaves it to it.
+    #[test]
+    fn leading_token_agrees_with_the_walk() {
+        #[rustfmt::skip]
+        let params = [
+            r#"{"progressToken":7,"progress":1}"#, r#"{"progressToken":-0}"#,
+            r#"{"progressToken":"a}b","progress":1}"#, r#"{"progressToken":"a\"b"}"#,
+            r#"{"progressToken":""}"#, r#"{"progressToken":1.5}"#, r#"{"progressToken":1e3}"#,
+            r#"{"progressToken":null}"#, r#"{"progressToken":{}}"#, r#"{"progressToken":-1}"#,
+            r#"{"progressToken":1,"progressToken":2}"#, r#"{"progressToken":1,"progress\u0054oken":2}"#,
+            r#"{"progressToken":1,"message":"progressToken"}"#, r#"{"progressToken":1 ,"x":2}"#,
+            r#"{"x":1,"progressToken":2}"#, r#"{ "progressToken":3}"#, r#"{"progressToken":"é","m":"\n"}"#,
+            r#"{"progress\u0054oken":5}"#, r#"{"progressTokens":5}"#, r#"{"progressToken":"x","y":{"progressToken":1}}"#,
+            r#"{"requestId":4,"reason":"x"}"#, r#"{"requestId":"4"}"#, "{}",
+        ];
+        for key in ["progressToken", "requestId"] {
+            for p in params {
+                let json = format!(r#"{{"jsonrpc":"2.0","method":"m","params":{p}}}"#);
+                let msg = crate::parse(json.as_bytes()).unwrap();
+                let params = msg.params().unwrap();
+                let walked = params.get(key).unique().and_then(|v| v.as_id()).map(|id| id.raw());
+                if let Some(token) = leading_token(params.as_bytes(), key) {
+                    assert_eq!(Some(token), walked, "{key} {p}");
+                }
+            }
+            let json = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}"#;
+            let fact = Fact::of(&crate::parse(json.as_bytes()).unwrap(), Position::default());
+            assert_eq!(fact.progress_token, Some(&b"7"[..]));
+            // Never read past what is there.
+            for cut in [r#"{"progressToken":-}"#, r#"{"progressToken":"#, r#"{"progressToken":"a"#]
+            {
+                assert_eq!(leading_token(cut.as_bytes(), "progressToken"), None, "{cut}");
             }
         }
     }
