@@ -194,10 +194,28 @@ function stringAt(bytes: Uint8Array, rec: Float64Array, at: number, hash: number
   return made;
 }
 
-/** A raw member of the record as a view of `bytes`, or null. */
+type ViewOf = new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Uint8Array;
+// The constructor `subarray` would use for the last input type (a `Buffer`'s is Node's
+// FastBuffer, a `Uint8Array`'s Uint8Array): its species, as TypedArraySpeciesCreate finds it.
+let lastType: unknown;
+let lastView: ViewOf = Uint8Array;
+
+/**
+ * A raw member of the record as a view of `bytes`, or null: what `bytes.subarray(start,
+ * start + len)` gives (the same type, the same memory), made directly with the species
+ * constructor, without `subarray`'s argument handling (Node's `Buffer#subarray` is
+ * JavaScript; for an image result the view was the `Message`'s largest cost).
+ */
 function rawAt(bytes: Uint8Array, rec: Float64Array, at: number): Uint8Array | null {
   const start = rec[at]!;
-  return start < 0 ? null : bytes.subarray(start, start + rec[at + 1]!);
+  if (start < 0) return null;
+  const type = bytes.constructor;
+  if (type !== lastType) {
+    const species = (type as { [Symbol.species]?: unknown } | undefined)?.[Symbol.species];
+    lastView = typeof species === "function" ? (species as ViewOf) : Uint8Array;
+    lastType = type;
+  }
+  return new lastView(bytes.buffer, bytes.byteOffset + start, rec[at + 1]!);
 }
 
 /** An integer literal's value: a number when it is safe, else a bigint. */

@@ -60,3 +60,24 @@ test("a message lands at its own address modulo 16: every byteOffset gives the s
     }
   }
 });
+
+test("the views are renewed when the module's memory grows, and raw members keep the input's type", async () => {
+  // A fresh copy of the entry, so that its memory starts small: the 8 MB message grows it
+  // (which detaches the old buffer) in the middle of the calls.
+  const fresh = await import(new URL("wasm.js?grow", dist).href);
+  fresh.initSync(new WebAssembly.Module(readFileSync(new URL("rpcscan.wasm", dist))));
+  const small = new TextEncoder().encode('{"jsonrpc":"2.0","id":7,"result":[1,2]}');
+  const big = new TextEncoder().encode(`{"jsonrpc":"2.0","id":8,"result":"${"x".repeat(8 << 20)}"}`);
+  for (const bytes of [small, big, small, big]) {
+    for (const input of [bytes, new Uint8Array(bytes), new (class extends Uint8Array {})(bytes)]) {
+      const m = fresh.parse(input);
+      assert.equal(m.kind, "result");
+      assert.equal(m.id.value, bytes === small ? 7 : 8);
+      assert.equal(Object.getPrototypeOf(m.result), Object.getPrototypeOf(input));
+      assert.equal(m.result.buffer, input.buffer);
+      assert.equal(m.result.byteOffset, input.byteOffset + bytes.indexOf(0x3a, 24) + 1);
+      assert.equal(m.result.length, input.length - 1 - (m.result.byteOffset - input.byteOffset));
+      assert.equal(fresh.classify(input), "result");
+    }
+  }
+});
