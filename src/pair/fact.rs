@@ -206,7 +206,7 @@ impl<'a> Fact<'a> {
                         tool = msg.params_name().as_str().map(|s| lossy(s.decode(), s.raw()));
                     }
                     progress_token = msg.params_meta().unique().and_then(|meta| {
-                        only_token(meta.as_bytes()).or_else(|| {
+                        leading_token(meta.as_bytes(), "progressToken").or_else(|| {
                             meta.get("progressToken").unique()?.as_id().map(|id| id.raw())
                         })
                     });
@@ -299,33 +299,15 @@ fn known_method(raw: &[u8]) -> Option<&'static str> {
     KNOWN_METHODS.iter().copied().find(|m| m.as_bytes() == raw)
 }
 
-/// The progress token of a `_meta` object that holds it alone, written the plain way:
-/// `{"progressToken":` an integer or a string without escapes `}` (what SDKs send), read
-/// without walking the object member by member. `None`: any other shape (whitespace, other
-/// members, escapes, another value), for the general walk to read. The message was
-/// validated, so the value is JSON.
-#[inline]
-fn only_token(meta: &[u8]) -> Option<&[u8]> {
-    let value = meta.strip_prefix(b"{\"progressToken\":")?.strip_suffix(b"}")?;
-    match value {
-        [b'"', inner @ .., b'"'] if !inner.iter().any(|&b| b == b'"' || b == b'\\') => Some(value),
-        [b'-', digits @ ..] | digits
-            if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) =>
-        {
-            Some(value)
-        }
-        _ => None,
-    }
-}
-
-/// The value of `params`' first member when it is `key` written plainly and the value an
-/// integer or a string without escapes, right before a `,` or the closing `}` (what SDKs
-/// send: `{"progressToken":7,"progress":1}`), and no other member can be `key` (the rest
+/// The value of an object's first member (`params`, or a request's `_meta`) when it is `key`
+/// written plainly and the value an integer or a string without escapes, right before a `,`
+/// or the closing `}` (what SDKs send: `{"progressToken":7,"progress":1}`,
+/// `{"progressToken":"t"}`), and no other member can be `key` (the rest
 /// holds neither the key's text after a quote nor any escape): read without
 /// walking the members. `None`: any other shape, for the general walk to read.
 #[inline]
-fn leading_token<'a>(params: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    let rest = params.strip_prefix(b"{\"")?.strip_prefix(key.as_bytes())?;
+fn leading_token<'a>(object: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let rest = object.strip_prefix(b"{\"")?.strip_prefix(key.as_bytes())?;
     let rest = rest.strip_prefix(b"\":")?;
     let len = match rest {
         [b'"', inner @ ..] => inner.iter().position(|&b| b == b'"' || b == b'\\')? + 2,
@@ -379,7 +361,7 @@ mod tests {
             let walked =
                 meta.get("progressToken").unique().and_then(|v| v.as_id()).map(|id| id.raw());
             assert_eq!(fact.progress_token, walked, "{meta:?}");
-            if let Some(token) = only_token(meta.as_bytes()) {
+            if let Some(token) = leading_token(meta.as_bytes(), "progressToken") {
                 assert_eq!(Some(token), walked, "{meta:?}");
             }
         }

@@ -238,13 +238,7 @@ impl Record {
     #[inline]
     fn fact<'a>(&self, arena: &'a Arena, by: u64) -> Fact<'a> {
         let bytes = |span: Span| self.bytes(arena, span);
-        let text = |span: Span| {
-            if span.len == u32::MAX {
-                return None;
-            }
-            let start = self.text_base + span.start as usize;
-            arena.text.get(start..start + span.len as usize).map(Cow::Borrowed)
-        };
+        let text = |span: Span| arena.text.get(range(self.text_base, span)?).map(Cow::Borrowed);
         let token = bytes(self.token);
         let mut at = self.at;
         if at.line > 0 {
@@ -274,12 +268,18 @@ impl Record {
     /// The bytes of `span` in the arena.
     #[inline]
     fn bytes<'a>(&self, arena: &'a Arena, span: Span) -> Option<&'a [u8]> {
-        if span.len == u32::MAX {
-            return None;
-        }
-        let start = self.base + span.start as usize;
-        arena.bytes.get(start..start + span.len as usize)
+        arena.bytes.get(range(self.base, span)?)
     }
+}
+
+/// Where `span` lies in an arena part whose record starts at `base`; `None`: no such member.
+#[inline]
+fn range(base: usize, span: Span) -> Option<std::ops::Range<usize>> {
+    if span.len == u32::MAX {
+        return None;
+    }
+    let start = base + span.start as usize;
+    Some(start..start + span.len as usize)
 }
 
 /// The id space of the run's log number `stream` (> 0: the run reads several logs), before
