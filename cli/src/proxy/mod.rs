@@ -32,7 +32,7 @@ mod child;
 mod route;
 
 use std::fs::File;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
 use tokio::time::{sleep_until, timeout, Instant};
 
-use self::route::{Out, Router};
+use self::route::{InRead, Out, Router};
 use crate::log::{self, Event};
 use crate::policy;
 
@@ -376,7 +376,7 @@ impl<'r> Relay<'r> {
                     pending = 0;
                 }
                 buf.extend_from_slice(scratch.get(..n).filter(|_| decoding).unwrap_or_default());
-                self.decode(&mut decoder, &mut buf, eof, &mut out);
+                self.decode(&mut decoder, &mut buf, eof, &mut out, &[]);
                 // The fast path takes over again when the decoder is left with an
                 // unfinished line no longer than a read (when it drops an oversized line it
                 // keeps nothing), or with nothing after a read that ended a line.
@@ -401,13 +401,16 @@ impl<'r> Relay<'r> {
                     let content = line.strip_suffix(b"\r").unwrap_or(line);
                     if content.len() > max {
                         buf.extend_from_slice(data.get(start..=end).unwrap_or_default());
-                        self.decode(&mut decoder, &mut buf, false, &mut out);
+                        self.decode(&mut decoder, &mut buf, false, &mut out, data);
                     } else if !is_blank(content) {
-                        self.route(content, &mut out);
-                        self.send_full(&mut out);
+                        let place = InRead { at: start, newline: content.len() == line.len() };
+                        self.route(content, Some(place), &mut out);
+                        self.send_full(&mut out, data);
                     }
                     start = end + 1;
                 }
+                // Before the read buffer changes: the answers may lie in it.
+                send(&mut out, self.client, self.server, data);
                 if complete > 0 {
                     scratch.copy_within(complete..pending + n, 0);
                 }
@@ -416,45 +419,50 @@ impl<'r> Relay<'r> {
                     buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
                     pending = 0;
                     decoding = true;
-                    self.decode(&mut decoder, &mut buf, false, &mut out);
+                    self.decode(&mut decoder, &mut buf, false, &mut out, &[]);
                 }
             }
-            send(&mut out, self.client, self.server);
+            send(&mut out, self.client, self.server, &[]);
             if eof {
                 return;
             }
         }
     }
 
-    fn route(&self, line: &[u8], out: &mut Out<'r>) {
+    /// Routes one line (`place`: where it lies in the read buffer, when it does).
+    fn route(&self, line: &[u8], place: Option<InRead>, out: &mut Out<'r>) {
         match self.side {
             Side::Client => self.router.client_line(line, out),
-            Side::Server => self.router.server_line(line, out),
+            Side::Server => self.router.server_line(line, place, out),
         }
     }
 
-    /// Writes the outputs once they hold [`BATCH`] bytes.
-    fn send_full(&self, out: &mut Out<'r>) {
+    /// Writes the outputs once they hold [`BATCH`] bytes (`read`: the read buffer).
+    fn send_full(&self, out: &mut Out<'r>, read: &[u8]) {
         if out.to_client.len() + out.to_server.len() >= BATCH {
-            send(out, self.client, self.server);
+            send(out, self.client, self.server, read);
         }
     }
 
-    /// Routes every line the decoder frames out of `buf` (with `eof`, the last one too).
+    /// Routes every line the decoder frames out of `buf` (with `eof`, the last one too);
+    /// `read` is the read buffer, for the outputs that lie in it.
     fn decode(
         &self,
         decoder: &mut NdjsonDecoder,
         buf: &mut BytesMut,
         eof: bool,
         out: &mut Out<'r>,
+        read: &[u8],
     ) {
         loop {
             // Each line is lent, not cut off as `Bytes`; the last one at the end of input
             // comes as a frame.
             let item = if eof {
-                decoder.decode_eof(buf).map(|item| item.map(|frame| self.route(frame.bytes(), out)))
+                decoder
+                    .decode_eof(buf)
+                    .map(|item| item.map(|frame| self.route(frame.bytes(), None, out)))
             } else {
-                decoder.decode_with(buf, |line| self.route(line, out))
+                decoder.decode_with(buf, |line| self.route(line, None, out))
             };
             let router = self.router;
             match item {
@@ -465,7 +473,7 @@ impl<'r> Relay<'r> {
                     Side::Server => router.server_oversized(&too_large, decoder.recovery(), out),
                 },
             }
-            self.send_full(out);
+            self.send_full(out, read);
         }
     }
 }
@@ -486,17 +494,27 @@ impl Side {
 
 /// Writes what the routing produced, and empties the buffers (keeping their memory). The
 /// router's state is released first: a write may block, and the other thread may need it
-/// to make progress.
-fn send(out: &mut Out<'_>, client: &Sink, server: &Sink) {
+/// to make progress. `read` is the read buffer the parts of [`Out::from_read`] are in.
+fn send(out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
     out.release();
     if !out.to_server.is_empty() {
         server.write(&out.to_server);
         out.to_server.clear();
     }
-    if !out.to_client.is_empty() {
+    if out.from_read.is_empty() {
         client.write(&out.to_client);
-        out.to_client.clear();
+    } else {
+        let mut parts = Vec::with_capacity(2 * out.from_read.len() + 1);
+        let mut copied = 0;
+        for (before, range) in out.from_read.drain(..) {
+            let own = out.to_client.get(copied..before).unwrap_or_default();
+            parts.extend([own, read.get(range).unwrap_or_default()]);
+            copied = before;
+        }
+        parts.push(out.to_client.get(copied..).unwrap_or_default());
+        client.write_parts(&parts);
     }
+    out.to_client.clear();
 }
 
 /// The client's stdout or the server's stdin, shared by the two relaying threads.
@@ -530,6 +548,22 @@ impl Sink {
         }
     }
 
+    /// [`Sink::write`] of the concatenation of `parts`, in one `writev` when it can.
+    fn write_parts(&self, parts: &[&[u8]]) {
+        let mut slices: Vec<IoSlice<'_>> =
+            parts.iter().filter(|p| !p.is_empty()).map(|p| IoSlice::new(p)).collect();
+        if slices.is_empty() {
+            return;
+        }
+        let mut file = self.lock();
+        if let Some(f) = file.as_mut() {
+            if let Err(e) = write_all_vectored(f, &mut slices) {
+                eprintln!("rpcscan proxy: writing to the {}: {e}", self.name);
+                *file = None;
+            }
+        }
+    }
+
     fn close(&self) {
         self.lock().take();
     }
@@ -552,6 +586,20 @@ fn write_all(file: &mut File, mut bytes: &[u8]) -> io::Result<()> {
         match file.write(bytes) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
             Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// `write_all` of the concatenation of `slices`, with `writev`.
+fn write_all_vectored(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
             Err(e) => return Err(e),
