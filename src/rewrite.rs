@@ -422,6 +422,33 @@ impl<C> Correlation<C> {
         Ok(())
     }
 
+    /// Records a request in flight under the integer id `n`, which the caller handed out
+    /// itself, counting up as [`forward`](Self::forward) does (e.g. a thread that writes its
+    /// requests without the table and files their entries later, in the order of their ids):
+    /// kept like `forward`'s entries, in the ring. When `n` is already in flight, nothing
+    /// changes and `client` is handed back.
+    ///
+    /// ```
+    /// use rpcscan::rewrite::Correlation;
+    /// let mut table = Correlation::new();
+    /// table.insert_counted(41, "a", br#""x""#).unwrap();
+    /// assert!(table.insert_counted(41, "b", b"7").is_err());
+    /// let response = rpcscan::parse(br#"{"jsonrpc":"2.0","id":41,"result":{}}"#).unwrap();
+    /// let mut to_client = Vec::new();
+    /// assert_eq!(table.restore(&response, &mut to_client), Some("a"));
+    /// assert_eq!(to_client, br#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
+    /// ```
+    pub fn insert_counted(&mut self, n: u64, client: C, original: &[u8]) -> Result<(), C> {
+        let mut digits = [0u8; 20];
+        let raw = format_u64(n, &mut digits);
+        let downstream = Id::new(raw, IdKind::Integer);
+        if self.get(&downstream).is_some() {
+            return Err(client);
+        }
+        self.put_counted(n, Pending::new(client, downstream, original));
+        Ok(())
+    }
+
     fn put(&mut self, downstream: Id<'_>, client: C, original: &[u8]) {
         let hash = self.key(&downstream);
         self.put_pending(hash, Pending::new(client, downstream, original));

@@ -268,7 +268,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
     let _ = timeout(Duration::from_secs(2), server_done).await;
     let mut out = Out::default();
     router.server_gone(&mut out);
-    out.release();
+    router.release(&mut out);
     let answers = std::mem::take(&mut out.to_client);
     // The client's stdout may be blocked (a client that does not read): don't wait forever.
     let last = tokio::task::spawn_blocking(move || client.write(&answers));
@@ -410,7 +410,7 @@ impl<'r> Relay<'r> {
                     start = end + 1;
                 }
                 // Before the read buffer changes: the answers may lie in it.
-                send(&mut out, self.client, self.server, data);
+                send(self.router, &mut out, self.client, self.server, data);
                 if complete > 0 {
                     scratch.copy_within(complete..pending + n, 0);
                 }
@@ -422,7 +422,7 @@ impl<'r> Relay<'r> {
                     self.decode(&mut decoder, &mut buf, false, &mut out, &[]);
                 }
             }
-            send(&mut out, self.client, self.server, &[]);
+            send(self.router, &mut out, self.client, self.server, &[]);
             if eof {
                 return;
             }
@@ -440,7 +440,7 @@ impl<'r> Relay<'r> {
     /// Writes the outputs once they hold [`BATCH`] bytes (`read`: the read buffer).
     fn send_full(&self, out: &mut Out<'r>, read: &[u8]) {
         if out.to_client.len() + out.to_server.len() >= BATCH {
-            send(out, self.client, self.server, read);
+            send(self.router, out, self.client, self.server, read);
         }
     }
 
@@ -495,8 +495,8 @@ impl Side {
 /// Writes what the routing produced, and empties the buffers (keeping their memory). The
 /// router's state is released first: a write may block, and the other thread may need it
 /// to make progress. `read` is the read buffer the parts of [`Out::from_read`] are in.
-fn send(out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
-    out.release();
+fn send(router: &Router, out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
+    router.release(out);
     if !out.to_server.is_empty() {
         server.write(&out.to_server);
         out.to_server.clear();
