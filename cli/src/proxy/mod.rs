@@ -394,9 +394,10 @@ impl<'r> Relay<'r> {
                 }
             } else {
                 let data = scratch.get(..pending + n).unwrap_or_default();
-                let complete = memchr::memrchr(b'\n', data).map_or(0, |last| last + 1);
+                // One pass over what was read: the unfinished line before it has no `\n`.
+                let fresh = data.get(pending..).unwrap_or_default();
                 let mut start = 0;
-                for end in memchr::memchr_iter(b'\n', data.get(..complete).unwrap_or_default()) {
+                for end in memchr::memchr_iter(b'\n', fresh).map(|at| pending + at) {
                     let line = data.get(start..end).unwrap_or_default();
                     let content = line.strip_suffix(b"\r").unwrap_or(line);
                     if content.len() > max {
@@ -409,6 +410,7 @@ impl<'r> Relay<'r> {
                     }
                     start = end + 1;
                 }
+                let complete = start;
                 // Before the read buffer changes: the answers may lie in it.
                 send(self.router, &mut out, self.client, self.server, data);
                 if complete > 0 {
