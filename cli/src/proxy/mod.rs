@@ -320,6 +320,10 @@ fn spawn_relay(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()> 
 /// Most bytes read at once.
 const READ: usize = 128 * 1024;
 
+/// Fewest bytes a read asks for: the unfinished line moves to the front of the buffer when
+/// less room is left behind it (a pipe holds 64 KiB by default).
+const MIN_READ: usize = 64 * 1024;
+
 /// Most bytes routed before they are written (a read holds at most [`READ`] and its
 /// outputs are written when its lines are done; this bounds the answers to one read).
 const BATCH: usize = 256 * 1024;
@@ -328,7 +332,8 @@ const BATCH: usize = 256 * 1024;
 /// are routed, then their outputs written, one write per destination.
 ///
 /// Lines are routed where the read put them: each read lands after the unfinished line
-/// of the one before, and only that unfinished line is moved (to the front). What this
+/// of the one before, and only that unfinished line is moved (to the front, when less
+/// than [`MIN_READ`] would fit behind it in the buffer of two reads). What this
 /// fast path does not frame itself goes through the [`NdjsonDecoder`], whose rules it
 /// follows (split on `\n`, one `\r` stripped, blank lines skipped): a line over
 /// `--max-message-size` (the decoder reports it and recovers its id), an unfinished line
@@ -352,16 +357,23 @@ impl<'r> Relay<'r> {
         let max = self.router.max_message_size;
         let new_decoder = || NdjsonDecoder::new().max_message_size(max).recover_ids();
         let mut decoder = new_decoder();
-        // `scratch[..pending]` is the unfinished line of the fast path; a read goes after it.
+        // `scratch[head..head + pending]` is the unfinished line of the fast path; a read goes
+        // after it, and it moves to the front only when less than [`MIN_READ`] would fit.
         let mut scratch = vec![0u8; 2 * READ];
-        let mut pending = 0;
+        let (mut head, mut pending) = (0, 0);
         // The decoder's buffer, and whether the decoder frames everything for now.
         let mut buf = BytesMut::new();
         let mut decoding = false;
         let mut out = Out::default();
         loop {
-            let at = if decoding { 0 } else { pending };
-            let n = match read(&mut input, scratch.get_mut(at..at + READ).unwrap_or_default()) {
+            if !decoding && scratch.len().saturating_sub(head + pending) < MIN_READ {
+                scratch.copy_within(head..head + pending, 0);
+                head = 0;
+            }
+            let at = if decoding { 0 } else { head + pending };
+            let room = scratch.get_mut(at..).unwrap_or_default();
+            let room_len = room.len().min(READ);
+            let n = match read(&mut input, room.get_mut(..room_len).unwrap_or_default()) {
                 Ok(n) => n,
                 Err(e) => {
                     eprintln!("rpcscan proxy: reading from the {}: {e}", self.side.name());
@@ -372,8 +384,8 @@ impl<'r> Relay<'r> {
             let ends_line = n > 0 && scratch.get(at + n - 1) == Some(&b'\n');
             if decoding || eof {
                 if !decoding {
-                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
-                    pending = 0;
+                    buf.extend_from_slice(scratch.get(head..head + pending).unwrap_or_default());
+                    (head, pending) = (0, 0);
                 }
                 buf.extend_from_slice(scratch.get(..n).filter(|_| decoding).unwrap_or_default());
                 self.decode(&mut decoder, &mut buf, eof, &mut out, &[]);
@@ -393,7 +405,7 @@ impl<'r> Relay<'r> {
                     decoding = false;
                 }
             } else {
-                let data = scratch.get(..pending + n).unwrap_or_default();
+                let data = scratch.get(head..head + pending + n).unwrap_or_default();
                 // One pass over what was read: the unfinished line before it has no `\n`.
                 let fresh = data.get(pending..).unwrap_or_default();
                 let mut start = 0;
@@ -413,13 +425,11 @@ impl<'r> Relay<'r> {
                 let complete = start;
                 // Before the read buffer changes: the answers may lie in it.
                 send(self.router, &mut out, self.client, self.server, data);
-                if complete > 0 {
-                    scratch.copy_within(complete..pending + n, 0);
-                }
                 pending = pending + n - complete;
+                head = if pending == 0 { 0 } else { head + complete };
                 if pending > READ {
-                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
-                    pending = 0;
+                    buf.extend_from_slice(scratch.get(head..head + pending).unwrap_or_default());
+                    (head, pending) = (0, 0);
                     decoding = true;
                     self.decode(&mut decoder, &mut buf, false, &mut out, &[]);
                 }
