@@ -199,6 +199,9 @@ pub struct Router {
 struct State {
     table: Correlation<()>,
     cancelled: Cancelled,
+    /// The filed entries being taken in (swapped with the filing's, so that the filing is
+    /// held only for the swap).
+    taking: Entries,
 }
 
 /// What the client thread shares with the table's holder.
@@ -256,7 +259,11 @@ impl Router {
             max_message_size,
             max_in_flight,
             log,
-            state: Mutex::new(State { table: Correlation::new(), cancelled: Cancelled::default() }),
+            state: Mutex::new(State {
+                table: Correlation::new(),
+                cancelled: Cancelled::default(),
+                taking: Entries::default(),
+            }),
             filing: Mutex::new(Filing {
                 new: Entries::default(),
                 next: 1,
@@ -275,9 +282,12 @@ impl Router {
         self.filing.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Moves the filed entries into the table (the state held, to look an id up in it).
+    /// Moves the filed entries into the table (the state held, to look an id up in it),
+    /// the filing held only to take them.
     fn take_in(&self, state: &mut State) {
-        take_in(state, &mut self.filing());
+        core::mem::swap(&mut state.taking, &mut self.filing().new);
+        let State { table, taking, .. } = state;
+        file(table, taking);
     }
 
     /// The client thread's view of the filing for this batch.
@@ -740,13 +750,18 @@ fn oversized<'a>(from: &'a str, id: Option<&'a [u8]>, reason: &'a str, size: u64
 
 /// Moves the filed entries into the table.
 fn take_in(state: &mut State, filing: &mut Filing) {
-    for (id, original) in filing.new.iter() {
-        if state.table.insert_counted(id, (), original).is_err() {
+    file(&mut state.table, &mut filing.new);
+}
+
+/// Files `entries` in `table`, and empties them.
+fn file(table: &mut Correlation<()>, entries: &mut Entries) {
+    for (id, original) in entries.iter() {
+        if table.insert_counted(id, (), original).is_err() {
             // Only after 2^64 requests, when the ids wrap around.
             eprintln!("rpcscan proxy: id {id} is still in flight; its new request is not");
         }
     }
-    filing.new.clear();
+    entries.clear();
 }
 
 /// Formats `n` in decimal into the tail of `out`.
