@@ -614,7 +614,7 @@ impl Router {
 
     fn to_client(&self, line: &[u8], place: Option<InRead>, out: &mut Out<'_>) {
         self.log.message("s2c", line);
-        match place {
+        match place.filter(|_| line.len() >= FROM_READ_MIN) {
             Some(place) => out.client_tail(line, 0, place),
             None => {
                 out.to_client.put_slice(line);
@@ -633,7 +633,9 @@ impl Router {
         original: &[u8],
         out: &mut Out<'_>,
     ) {
-        let around = rewrite::around_id(msg).filter(|(before, after)| {
+        // A short line has no part long enough to be left in place.
+        let place = place.filter(|_| line.len() >= FROM_READ_MIN && !self.log.on());
+        let around = place.and_then(|_| rewrite::around_id(msg)).filter(|(before, after)| {
             // Both in `line`, where its offsets say (the message is the whole line).
             line.get(..before.len()).is_some_and(|b| core::ptr::eq(b, *before))
                 && line
@@ -643,7 +645,7 @@ impl Router {
                     .is_some_and(|a| core::ptr::eq(a, *after))
         });
         match (place, around) {
-            (Some(place), Some((before, after))) if !self.log.on() => {
+            (Some(place), Some((before, after))) => {
                 out.client_part(before, place.at..place.at + before.len());
                 out.to_client.put_slice(original);
                 out.client_tail(line, line.len() - after.len(), place);
