@@ -422,39 +422,6 @@ impl<C> Correlation<C> {
         Ok(())
     }
 
-    /// Records a request in flight under the integer id `n`, which the caller handed out
-    /// itself, counting up as [`forward`](Self::forward) does (e.g. a thread that writes its
-    /// requests without the table and files their entries later, in the order of their ids):
-    /// kept like `forward`'s entries, in the ring. When `n` is already in flight, nothing
-    /// changes and `client` is handed back.
-    ///
-    /// ```
-    /// use rpcscan::rewrite::Correlation;
-    /// let mut table = Correlation::new();
-    /// table.insert_counted(41, "a", br#""x""#).unwrap();
-    /// assert!(table.insert_counted(41, "b", b"7").is_err());
-    /// let response = rpcscan::parse(br#"{"jsonrpc":"2.0","id":41,"result":{}}"#).unwrap();
-    /// let mut to_client = Vec::new();
-    /// assert_eq!(table.restore(&response, &mut to_client), Some("a"));
-    /// assert_eq!(to_client, br#"{"jsonrpc":"2.0","id":"x","result":{}}"#);
-    /// ```
-    pub fn insert_counted(&mut self, n: u64, client: C, original: &[u8]) -> Result<(), C> {
-        let mut digits = [0u8; 20];
-        let raw = format_u64(n, &mut digits);
-        let downstream = Id::new(raw, IdKind::Integer);
-        // Past the ring's end (the usual case) only the hash map can hold it.
-        let in_ring = n.checked_sub(self.base).and_then(|at| usize::try_from(at).ok());
-        let taken = match in_ring.and_then(|at| self.ring.get(at)) {
-            Some(slot) => slot.is_some(),
-            None => !self.entries.is_empty() && self.get(&downstream).is_some(),
-        };
-        if taken {
-            return Err(client);
-        }
-        self.put_counted(n, Pending::new(client, downstream, original));
-        Ok(())
-    }
-
     fn put(&mut self, downstream: Id<'_>, client: C, original: &[u8]) {
         let hash = self.key(&downstream);
         self.put_pending(hash, Pending::new(client, downstream, original));
@@ -619,23 +586,6 @@ mod tests {
         assert_eq!(table.len(), 4);
         assert_eq!(table.drain().count(), 4);
         assert!(table.is_empty());
-    }
-
-    #[test]
-    fn counted_ids_filed_later_refuse_ids_in_flight() {
-        let mut table = Correlation::new();
-        for n in 1..=5 {
-            table.insert_counted(n, n, b"\"o\"").unwrap();
-        }
-        assert!(table.remove(&Id::new(b"3", IdKind::Integer)).is_some());
-        assert_eq!(table.insert_counted(3, 30, b"1"), Ok(())); // a free slot of the ring
-        assert_eq!(table.insert_counted(4, 40, b"1"), Err(40)); // in the ring
-        table.insert(Id::new(b"9", IdKind::Integer), 0, b"2").unwrap();
-        assert_eq!(table.insert_counted(9, 90, b"1"), Err(90)); // in the hash map
-        assert_eq!(table.insert_counted(7, 70, b"1"), Ok(())); // past the ring's end
-        assert_eq!(table.get(&Id::new(b"7", IdKind::Integer)).map(|p| *p.client()), Some(70));
-        assert_eq!(table.get(&Id::new(b"3", IdKind::Integer)).map(|p| *p.client()), Some(30));
-        assert_eq!(table.len(), 7);
     }
 
     /// An id's identity as the table sees it: integers by their digits (`-0` is `0`),

@@ -268,7 +268,7 @@ async fn proxy(args: ProxyArgs) -> i32 {
     let _ = timeout(Duration::from_secs(2), server_done).await;
     let mut out = Out::default();
     router.server_gone(&mut out);
-    router.release(&mut out);
+    out.release();
     let answers = std::mem::take(&mut out.to_client);
     // The client's stdout may be blocked (a client that does not read): don't wait forever.
     let last = tokio::task::spawn_blocking(move || client.write(&answers));
@@ -424,7 +424,7 @@ impl<'r> Relay<'r> {
                 }
                 let complete = start;
                 // Before the read buffer changes: the answers may lie in it.
-                send(self.router, &mut out, self.client, self.server, data);
+                send(&mut out, self.client, self.server, data);
                 pending = pending + n - complete;
                 head = if pending == 0 { 0 } else { head + complete };
                 if pending > READ {
@@ -434,7 +434,7 @@ impl<'r> Relay<'r> {
                     self.decode(&mut decoder, &mut buf, false, &mut out, &[]);
                 }
             }
-            send(self.router, &mut out, self.client, self.server, &[]);
+            send(&mut out, self.client, self.server, &[]);
             if eof {
                 return;
             }
@@ -452,7 +452,7 @@ impl<'r> Relay<'r> {
     /// Writes the outputs once they hold [`BATCH`] bytes (`read`: the read buffer).
     fn send_full(&self, out: &mut Out<'r>, read: &[u8]) {
         if out.to_client.len() + out.to_server.len() >= BATCH {
-            send(self.router, out, self.client, self.server, read);
+            send(out, self.client, self.server, read);
         }
     }
 
@@ -507,8 +507,8 @@ impl Side {
 /// Writes what the routing produced, and empties the buffers (keeping their memory). The
 /// router's state is released first: a write may block, and the other thread may need it
 /// to make progress. `read` is the read buffer the parts of [`Out::from_read`] are in.
-fn send(router: &Router, out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
-    router.release(out);
+fn send(out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
+    out.release();
     if !out.to_server.is_empty() {
         server.write(&out.to_server);
         out.to_server.clear();

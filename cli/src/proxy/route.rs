@@ -24,7 +24,7 @@ use rpcscan::recover::IdRecovery;
 use rpcscan::response::{
     write_json_string, ErrorResponse, INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PARSE_ERROR,
 };
-use rpcscan::rewrite::{self, Correlation, Pending};
+use rpcscan::rewrite::{self, Correlation};
 use rpcscan::{Id, Kind, Message, Parser};
 
 use crate::log::{Event, Log, Traffic};
@@ -54,13 +54,10 @@ const SERVER_GONE: &[u8] = br#"{"reason": "the MCP server exited before respondi
 /// How many cancelled downstream ids are remembered, to drop their late responses quietly.
 const CANCELLED_KEPT: usize = 4096;
 
-/// Lines to send, appended by the routing calls; and, between [`Router::release`] calls,
-/// what a relaying thread keeps of the shared state for a batch (a read's lines): the lock
-/// on the router's state, taken by the first message that needs it and then kept for the
-/// rest of the batch (one lock per batch, not per message: the two relaying threads would
-/// otherwise fight over it at every message); the client thread's requests of the batch,
-/// not filed yet, and its view of the filing; the server thread's count of answered
-/// requests.
+/// Lines to send, appended by the routing calls; and, between [`Out::release`] calls, the
+/// lock on the router's state, taken by the first message that needs it and then kept for
+/// the rest of the batch (one lock per batch, not per message: the two relaying threads
+/// would otherwise fight over it at every message).
 ///
 /// What goes to the client is `to_client` with, interleaved, the long parts of lines that
 /// are still in the read buffer they came in ([`Out::from_read`]): a restored answer is
@@ -74,65 +71,6 @@ pub struct Out<'r> {
     /// `to_client` come before each, and where it is in the read buffer.
     pub from_read: Vec<(usize, Range<usize>)>,
     held: Option<MutexGuard<'r, State>>,
-    /// The requests forwarded in this batch (client thread), filed when it is released.
-    forwarded: Entries,
-    /// The filing as the client thread saw it at its batch's first request, and since.
-    view: Option<View>,
-    /// Entries taken out of the table in this batch (server thread).
-    removed: usize,
-}
-
-/// The client thread's copy of [`Filing`] for a batch: the next id it hands out, the
-/// requests in flight with its own of this batch, and whether the server is gone.
-#[derive(Clone, Copy)]
-struct View {
-    next: u64,
-    in_flight: usize,
-    gone: bool,
-}
-
-/// Table entries not filed yet: downstream ids counting up and their original raw ids
-/// (one after another: the `i`th ends at `ends[i]`).
-#[derive(Default)]
-struct Entries {
-    ids: Vec<u64>,
-    originals: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl Entries {
-    fn push(&mut self, id: u64, original: &[u8]) {
-        self.ids.push(id);
-        self.originals.extend_from_slice(original);
-        self.ends.push(self.originals.len());
-    }
-
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.ids.is_empty()
-    }
-
-    fn iter(&self) -> impl Iterator<Item = (u64, &[u8])> {
-        let starts = core::iter::once(0).chain(self.ends.iter().copied());
-        let originals = starts.zip(&self.ends).map(|(a, &b)| self.originals.get(a..b));
-        self.ids.iter().copied().zip(originals.map(Option::unwrap_or_default))
-    }
-
-    fn append(&mut self, other: &mut Entries) {
-        let base = self.originals.len();
-        self.ids.append(&mut other.ids);
-        self.originals.append(&mut other.originals);
-        self.ends.extend(other.ends.drain(..).map(|end| base + end));
-    }
-
-    fn clear(&mut self) {
-        self.ids.clear();
-        self.originals.clear();
-        self.ends.clear();
-    }
 }
 
 /// Where a line lies in the relaying thread's read buffer: its offset, and whether a `\n`
@@ -150,6 +88,12 @@ const FROM_READ_MIN: usize = 1024;
 const FROM_READ_MAX: usize = 256;
 
 impl Out<'_> {
+    /// Lets the other thread have the router's state (before any write or read, which may
+    /// block).
+    pub fn release(&mut self) {
+        self.held = None;
+    }
+
     /// Appends the bytes `range` of the read buffer, `part`, to the client's output: left
     /// where it is when long (then `true`), else copied.
     fn client_part(&mut self, part: &[u8], range: Range<usize>) -> bool {
@@ -175,45 +119,20 @@ impl Out<'_> {
     }
 }
 
-/// The proxy's settings and its shared state.
-///
-/// The client thread forwards requests without the id table: it hands out their ids
-/// itself (from [`Filing::next`]) and files their entries in [`Filing::new`] once per batch,
-/// before it writes them to the server; the table takes them in when an answer is not found
-/// in it (the server thread, which holds the table for its batches), or before a
-/// cancellation or the answers to the requests left when the server is gone. So the two
-/// threads share only two short holds of the filing per client batch, and neither waits
-/// for the other's batch (when they shared the table, the client thread held it for its
-/// batches too, and the two threads could fall into step on it).
+/// The proxy's settings and its one piece of shared state.
 pub struct Router {
     pub policy: Policy,
     pub max_message_size: usize,
     pub max_in_flight: usize,
     pub log: Log,
     parser: Parser,
-    /// Locked before `filing` by whoever needs both.
     state: Mutex<State>,
-    filing: Mutex<Filing>,
 }
 
 struct State {
     table: Correlation<()>,
     cancelled: Cancelled,
-    /// The filed entries being taken in (swapped with the filing's, so that the filing is
-    /// held only for the swap).
-    taking: Entries,
-}
-
-/// What the client thread shares with the table's holder.
-struct Filing {
-    /// Entries of forwarded requests, not in the table yet (their ids count up).
-    new: Entries,
-    /// The id the next forwarded request gets (from 1; only the client thread forwards).
-    next: u64,
-    /// Requests in flight: filed (in `new` or the table), not answered or cancelled.
-    in_flight: usize,
-    /// The server is gone: requests are answered -32603 by the proxy.
-    gone: bool,
+    server_gone: bool,
 }
 
 /// Downstream ids of cancelled requests, oldest forgotten first.
@@ -262,13 +181,7 @@ impl Router {
             state: Mutex::new(State {
                 table: Correlation::new(),
                 cancelled: Cancelled::default(),
-                taking: Entries::default(),
-            }),
-            filing: Mutex::new(Filing {
-                new: Entries::default(),
-                next: 1,
-                in_flight: 0,
-                gone: false,
+                server_gone: false,
             }),
         }
     }
@@ -276,66 +189,6 @@ impl Router {
     /// The state, locked until `held` is released.
     fn state<'r, 'o>(&'r self, held: &'o mut Option<MutexGuard<'r, State>>) -> &'o mut State {
         held.get_or_insert_with(|| self.state.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-
-    fn filing(&self) -> MutexGuard<'_, Filing> {
-        self.filing.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Moves the filed entries into the table (the state held, to look an id up in it),
-    /// the filing held only to take them.
-    fn take_in(&self, state: &mut State) {
-        core::mem::swap(&mut state.taking, &mut self.filing().new);
-        let State { table, taking, .. } = state;
-        file(table, taking);
-    }
-
-    /// The client thread's view of the filing for this batch.
-    fn view<'o>(&self, out: &'o mut Out<'_>) -> &'o mut View {
-        out.view.get_or_insert_with(|| {
-            let filing = self.filing();
-            View { next: filing.next, in_flight: filing.in_flight, gone: filing.gone }
-        })
-    }
-
-    /// Ends a batch, before its outputs are written (a write may block, and the other
-    /// thread may need the state to make progress): files the requests it forwarded (then
-    /// the server can answer them) and counts the ones it saw answered, and lets the state
-    /// go.
-    pub fn release(&self, out: &mut Out<'_>) {
-        if !out.forwarded.is_empty() || out.removed > 0 {
-            let mut filing = self.filing();
-            filing.in_flight = filing.in_flight.saturating_sub(out.removed);
-            out.removed = 0;
-            if let Some(view) = out.view {
-                filing.next = view.next;
-            }
-            if !out.forwarded.is_empty() {
-                if filing.gone {
-                    // The server went away during the batch: as if it had before.
-                    drop(filing);
-                    self.answer_gone(out);
-                } else {
-                    filing.in_flight += out.forwarded.len();
-                    filing.new.append(&mut out.forwarded);
-                }
-            }
-        }
-        out.view = None;
-        out.held = None;
-    }
-
-    /// Answers the batch's forwarded requests -32603: the server is gone.
-    fn answer_gone(&self, out: &mut Out<'_>) {
-        let forwarded = core::mem::take(&mut out.forwarded);
-        for (_, id) in forwarded.iter() {
-            self.answer(
-                &mut out.to_client,
-                Dir::ToClient,
-                ErrorResponse::standard(INTERNAL_ERROR).id(id).data(SERVER_GONE),
-                Event { from: Some("client"), id: Some(id), ..Event::new("server_gone") },
-            );
-        }
     }
 
     /// Writes an answer to `buf` as one line, and logs the decision (a `proxy` record) and
@@ -426,8 +279,8 @@ impl Router {
             );
             return;
         }
-        let view = self.view(out);
-        if view.gone {
+        let state = self.state(&mut out.held);
+        if state.server_gone {
             self.answer(
                 &mut out.to_client,
                 Dir::ToClient,
@@ -436,7 +289,7 @@ impl Router {
             );
             return;
         }
-        if view.in_flight >= self.max_in_flight {
+        if state.table.len() >= self.max_in_flight {
             let data = format!(
                 r#"{{"reason": "too many requests in flight", "max_in_flight": {}}}"#,
                 self.max_in_flight
@@ -451,13 +304,8 @@ impl Router {
             );
             return;
         }
-        let n = view.next;
-        view.next = n.checked_add(1).unwrap_or(1);
-        view.in_flight += 1;
-        let mut digits = [0u8; 20];
-        rewrite::write_with_id(msg, format_u64(n, &mut digits), &mut out.to_server);
+        state.table.forward((), msg, &mut out.to_server);
         out.to_server.put_u8(b'\n');
-        out.forwarded.push(n, id);
     }
 
     fn client_notification<'r>(&'r self, msg: &Message<'_>, out: &mut Out<'r>) {
@@ -484,12 +332,8 @@ impl Router {
             out.to_server.put_u8(b'\n');
             return;
         };
-        // The batch's requests filed first: the one cancelled may be among them.
-        self.release(out);
         let state = self.state(&mut out.held);
-        self.take_in(state);
         let Some(pending) = state.table.find(&(), &asked) else {
-            out.held = None;
             self.log.event(Event {
                 from: Some("client"),
                 id: Some(asked.raw()),
@@ -502,14 +346,10 @@ impl Router {
         rewrite::write_replacing(line, at, &downstream, &mut out.to_server);
         out.to_server.put_u8(b'\n');
         // A cancelled request gets no response (MCP): forget it, and drop a late one.
-        if with_integer_id(&downstream, |id| state.table.remove(id)).flatten().is_some() {
-            let mut filing = self.filing();
-            filing.in_flight = filing.in_flight.saturating_sub(1);
-        }
+        with_integer_id(&downstream, |id| state.table.remove(id));
         if let Some(n) = with_integer_id(&downstream, |id| id.as_u64()).flatten() {
             state.cancelled.insert(n);
         }
-        out.held = None;
         self.log.event(Event {
             from: Some("client"),
             id: Some(asked.raw()),
@@ -579,8 +419,7 @@ impl Router {
             return;
         }
         let state = self.state(&mut out.held);
-        if let Some(pending) = msg.id().and_then(|id| self.remove(state, &id)) {
-            out.removed += 1;
+        if let Some(pending) = msg.id().and_then(|id| state.table.remove(&id)) {
             self.restored(&msg, line, place, pending.original_id(), out);
             return;
         }
@@ -601,15 +440,6 @@ impl Router {
             msg: Some(line),
             ..Event::new("dropped")
         });
-    }
-
-    /// Takes the entry of `id` out of the table, after the filed ones are taken in when it
-    /// is not there.
-    fn remove(&self, state: &mut State, id: &Id<'_>) -> Option<Pending<()>> {
-        state.table.remove(id).or_else(|| {
-            self.take_in(state);
-            state.table.remove(id)
-        })
     }
 
     fn to_client(&self, line: &[u8], place: Option<InRead>, out: &mut Out<'_>) {
@@ -691,8 +521,7 @@ impl Router {
             return;
         }
         let state = self.state(&mut out.held);
-        let pending = self.remove(state, &id);
-        out.removed += usize::from(pending.is_some());
+        let pending = state.table.remove(&id);
         let cancelled = pending.is_none() && state.cancelled.take(&id);
         match pending {
             Some(pending) => self.answer(
@@ -716,14 +545,7 @@ impl Router {
     /// was never answered, so the proxy answers it -32603. New requests get the same.
     pub fn server_gone<'r>(&'r self, out: &mut Out<'r>) {
         let state = self.state(&mut out.held);
-        {
-            // In one hold: the client thread files its requests before it is gone, or
-            // answers them itself.
-            let mut filing = self.filing();
-            take_in(state, &mut filing);
-            filing.gone = true;
-            filing.in_flight = 0;
-        }
+        state.server_gone = true;
         let pending: Vec<_> = state.table.drain().collect();
         for p in pending {
             self.answer(
@@ -748,36 +570,6 @@ fn oversized<'a>(from: &'a str, id: Option<&'a [u8]>, reason: &'a str, size: u64
         size: Some(size),
         ..Event::new("oversized")
     }
-}
-
-/// Moves the filed entries into the table.
-fn take_in(state: &mut State, filing: &mut Filing) {
-    file(&mut state.table, &mut filing.new);
-}
-
-/// Files `entries` in `table`, and empties them.
-fn file(table: &mut Correlation<()>, entries: &mut Entries) {
-    for (id, original) in entries.iter() {
-        if table.insert_counted(id, (), original).is_err() {
-            // Only after 2^64 requests, when the ids wrap around.
-            eprintln!("rpcscan proxy: id {id} is still in flight; its new request is not");
-        }
-    }
-    entries.clear();
-}
-
-/// Formats `n` in decimal into the tail of `out`.
-fn format_u64(mut n: u64, out: &mut [u8; 20]) -> &[u8] {
-    let mut i = out.len();
-    while let Some(digit) = i.checked_sub(1).and_then(|at| out.get_mut(at)) {
-        *digit = b'0' + (n % 10) as u8;
-        i -= 1;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.get(i..).unwrap_or_default()
 }
 
 fn oversize_data(reason: &str, size: u64, max: usize) -> Vec<u8> {
