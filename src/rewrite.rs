@@ -48,23 +48,34 @@ use crate::message::{Message, Raw};
 /// assert_eq!(out, br#"{"jsonrpc": "2.0", "id" : "x-7" , "method":"m"}"#);
 /// ```
 pub fn write_with_id<B: BufMut>(msg: &Message<'_>, id: &[u8], buf: &mut B) -> bool {
-    let bytes = msg.as_bytes();
-    let Some((span, _)) = msg.fields().id else {
-        buf.put_slice(bytes);
-        return false;
-    };
-    match (bytes.get(..span.start()), bytes.get(span.end()..)) {
-        (Some(before), Some(after)) => {
+    match around_id(msg) {
+        Some((before, after)) => {
             buf.put_slice(before);
             buf.put_slice(id);
             buf.put_slice(after);
             true
         }
-        _ => {
-            buf.put_slice(bytes);
+        None => {
+            buf.put_slice(msg.as_bytes());
             false
         }
     }
+}
+
+/// The bytes of `msg` before its id's value and after it (`None` without an id): what
+/// [`write_with_id`] writes around the new id, for a caller that writes the three parts
+/// itself (e.g. with one `writev` from the buffer the message was read into).
+///
+/// ```
+/// let msg = rpcscan::parse(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#).unwrap();
+/// let (before, after) = rpcscan::rewrite::around_id(&msg).unwrap();
+/// assert_eq!(before, br#"{"jsonrpc":"2.0","id":"#);
+/// assert_eq!(after, br#","result":{}}"#);
+/// ```
+pub fn around_id<'m>(msg: &Message<'m>) -> Option<(&'m [u8], &'m [u8])> {
+    let bytes = msg.as_bytes();
+    let (span, _) = msg.fields().id?;
+    Some((bytes.get(..span.start())?, bytes.get(span.end()..)?))
 }
 
 /// Writes `message` with the value `at` (found in that same message, e.g. through

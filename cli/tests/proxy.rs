@@ -4,7 +4,7 @@
 //! the rest of the contract (policy, invalid lines, limits, the log, `--help`).
 #![cfg(unix)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{channel, Receiver};
@@ -734,4 +734,58 @@ fn the_proxys_own_answers_are_logged_as_the_client_gets_them() {
         "{text}"
     );
     assert!(lines[5].ends_with(&format!(r#""dir":"s2c","origin":"proxy","msg":{invalid}}}"#)));
+}
+
+#[test]
+fn long_answers_come_back_byte_for_byte() {
+    // A server that answers each request with its params as the result, the id first or
+    // last, some lines CRLF-terminated, and passes `note` on as a notification (then answers it): the long
+    // parts of its lines are written from the proxy's read buffer, the ids spliced between.
+    const MIRROR: &str = r#"exec sed -u -n -e 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method":"first","params":\(.*\)}$/{"jsonrpc":"2.0","id":\1,"result":\2}/p' -e 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method":"last","params":\(.*\)}$/{"jsonrpc":"2.0","result":\2,"id":\1}/p' -e 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method":"crlf","params":\(.*\)}$/{"jsonrpc":"2.0","result":\2 ,"id" : \1}\r/p' -e 's/^{"jsonrpc":"2.0","id":\([0-9]*\),"method":"note","params":\(.*\)}$/{"jsonrpc":"2.0","method":"note","params":\2}\n{"jsonrpc":"2.0","id":\1,"result":{}}/p'"#;
+    let mut input = String::new();
+    let mut want = String::new();
+    for i in 0..700usize {
+        let size = [5, 1_000, 1_023, 1_024, 1_100, 3_000, 40_000][i % 7] + i % 13;
+        let params = format!(r#"{{"k":"{}","n":{i}}}"#, "ab\\\"c".repeat(size / 5));
+        let id = format!(r#""s-{i}""#);
+        let method = ["first", "last", "crlf", "note"][i % 4];
+        input += &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+        input += "\n";
+        want += &match method {
+            "first" => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{params}}}"#),
+            "last" => format!(r#"{{"jsonrpc":"2.0","result":{params},"id":{id}}}"#),
+            "crlf" => format!(r#"{{"jsonrpc":"2.0","result":{params} ,"id" : {id}}}"#),
+            _ => format!(
+                "{{\"jsonrpc\":\"2.0\",\"method\":\"note\",\"params\":{params}}}\n{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}"
+            ),
+        };
+        want += "\n";
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rpcscan"))
+        .args(["proxy", "--", "sh", "-c", MIRROR])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start rpcscan proxy");
+    let mut stdin = child.stdin.take().expect("proxy stdin");
+    let writer = std::thread::spawn(move || {
+        for piece in input.as_bytes().chunks(10_007) {
+            stdin.write_all(piece).expect("write to proxy");
+        }
+    });
+    let mut got = String::new();
+    child.stdout.take().expect("proxy stdout").read_to_string(&mut got).expect("read the proxy");
+    writer.join().expect("the writer");
+    assert!(child.wait().expect("the proxy exits").success());
+    for (n, (got, want)) in got.split('\n').zip(want.split('\n')).enumerate() {
+        assert!(
+            got == want,
+            "line {n}: {:?} against {:?}",
+            &got[..got.len().min(300)],
+            &want[..want.len().min(300)]
+        );
+    }
+    assert_eq!(got.len(), want.len());
+    assert!(got == want);
 }

@@ -32,7 +32,7 @@ mod child;
 mod route;
 
 use std::fs::File;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, IoSlice, Read, Write};
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::oneshot;
 use tokio::time::{sleep_until, timeout, Instant};
 
-use self::route::{Out, Router};
+use self::route::{InRead, Out, Router};
 use crate::log::{self, Event};
 use crate::policy;
 
@@ -320,6 +320,10 @@ fn spawn_relay(name: &str, f: impl FnOnce() + Send + 'static) -> io::Result<()> 
 /// Most bytes read at once.
 const READ: usize = 128 * 1024;
 
+/// Fewest bytes a read asks for: the unfinished line moves to the front of the buffer when
+/// less room is left behind it (a pipe holds 64 KiB by default).
+const MIN_READ: usize = 64 * 1024;
+
 /// Most bytes routed before they are written (a read holds at most [`READ`] and its
 /// outputs are written when its lines are done; this bounds the answers to one read).
 const BATCH: usize = 256 * 1024;
@@ -328,7 +332,8 @@ const BATCH: usize = 256 * 1024;
 /// are routed, then their outputs written, one write per destination.
 ///
 /// Lines are routed where the read put them: each read lands after the unfinished line
-/// of the one before, and only that unfinished line is moved (to the front). What this
+/// of the one before, and only that unfinished line is moved (to the front, when less
+/// than [`MIN_READ`] would fit behind it in the buffer of two reads). What this
 /// fast path does not frame itself goes through the [`NdjsonDecoder`], whose rules it
 /// follows (split on `\n`, one `\r` stripped, blank lines skipped): a line over
 /// `--max-message-size` (the decoder reports it and recovers its id), an unfinished line
@@ -352,16 +357,23 @@ impl<'r> Relay<'r> {
         let max = self.router.max_message_size;
         let new_decoder = || NdjsonDecoder::new().max_message_size(max).recover_ids();
         let mut decoder = new_decoder();
-        // `scratch[..pending]` is the unfinished line of the fast path; a read goes after it.
+        // `scratch[head..head + pending]` is the unfinished line of the fast path; a read goes
+        // after it, and it moves to the front only when less than [`MIN_READ`] would fit.
         let mut scratch = vec![0u8; 2 * READ];
-        let mut pending = 0;
+        let (mut head, mut pending) = (0, 0);
         // The decoder's buffer, and whether the decoder frames everything for now.
         let mut buf = BytesMut::new();
         let mut decoding = false;
         let mut out = Out::default();
         loop {
-            let at = if decoding { 0 } else { pending };
-            let n = match read(&mut input, scratch.get_mut(at..at + READ).unwrap_or_default()) {
+            if !decoding && scratch.len().saturating_sub(head + pending) < MIN_READ {
+                scratch.copy_within(head..head + pending, 0);
+                head = 0;
+            }
+            let at = if decoding { 0 } else { head + pending };
+            let room = scratch.get_mut(at..).unwrap_or_default();
+            let room_len = room.len().min(READ);
+            let n = match read(&mut input, room.get_mut(..room_len).unwrap_or_default()) {
                 Ok(n) => n,
                 Err(e) => {
                     eprintln!("rpcscan proxy: reading from the {}: {e}", self.side.name());
@@ -372,11 +384,11 @@ impl<'r> Relay<'r> {
             let ends_line = n > 0 && scratch.get(at + n - 1) == Some(&b'\n');
             if decoding || eof {
                 if !decoding {
-                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
-                    pending = 0;
+                    buf.extend_from_slice(scratch.get(head..head + pending).unwrap_or_default());
+                    (head, pending) = (0, 0);
                 }
                 buf.extend_from_slice(scratch.get(..n).filter(|_| decoding).unwrap_or_default());
-                self.decode(&mut decoder, &mut buf, eof, &mut out);
+                self.decode(&mut decoder, &mut buf, eof, &mut out, &[]);
                 // The fast path takes over again when the decoder is left with an
                 // unfinished line no longer than a read (when it drops an oversized line it
                 // keeps nothing), or with nothing after a read that ended a line.
@@ -393,68 +405,76 @@ impl<'r> Relay<'r> {
                     decoding = false;
                 }
             } else {
-                let data = scratch.get(..pending + n).unwrap_or_default();
-                let complete = memchr::memrchr(b'\n', data).map_or(0, |last| last + 1);
+                let data = scratch.get(head..head + pending + n).unwrap_or_default();
+                // One pass over what was read: the unfinished line before it has no `\n`.
+                let fresh = data.get(pending..).unwrap_or_default();
                 let mut start = 0;
-                for end in memchr::memchr_iter(b'\n', data.get(..complete).unwrap_or_default()) {
+                for end in memchr::memchr_iter(b'\n', fresh).map(|at| pending + at) {
                     let line = data.get(start..end).unwrap_or_default();
                     let content = line.strip_suffix(b"\r").unwrap_or(line);
                     if content.len() > max {
                         buf.extend_from_slice(data.get(start..=end).unwrap_or_default());
-                        self.decode(&mut decoder, &mut buf, false, &mut out);
+                        self.decode(&mut decoder, &mut buf, false, &mut out, data);
                     } else if !is_blank(content) {
-                        self.route(content, &mut out);
-                        self.send_full(&mut out);
+                        let place = InRead { at: start, newline: content.len() == line.len() };
+                        self.route(content, Some(place), &mut out);
+                        self.send_full(&mut out, data);
                     }
                     start = end + 1;
                 }
-                if complete > 0 {
-                    scratch.copy_within(complete..pending + n, 0);
-                }
+                let complete = start;
+                // Before the read buffer changes: the answers may lie in it.
+                send(&mut out, self.client, self.server, data);
                 pending = pending + n - complete;
+                head = if pending == 0 { 0 } else { head + complete };
                 if pending > READ {
-                    buf.extend_from_slice(scratch.get(..pending).unwrap_or_default());
-                    pending = 0;
+                    buf.extend_from_slice(scratch.get(head..head + pending).unwrap_or_default());
+                    (head, pending) = (0, 0);
                     decoding = true;
-                    self.decode(&mut decoder, &mut buf, false, &mut out);
+                    self.decode(&mut decoder, &mut buf, false, &mut out, &[]);
                 }
             }
-            send(&mut out, self.client, self.server);
+            send(&mut out, self.client, self.server, &[]);
             if eof {
                 return;
             }
         }
     }
 
-    fn route(&self, line: &[u8], out: &mut Out<'r>) {
+    /// Routes one line (`place`: where it lies in the read buffer, when it does).
+    fn route(&self, line: &[u8], place: Option<InRead>, out: &mut Out<'r>) {
         match self.side {
             Side::Client => self.router.client_line(line, out),
-            Side::Server => self.router.server_line(line, out),
+            Side::Server => self.router.server_line(line, place, out),
         }
     }
 
-    /// Writes the outputs once they hold [`BATCH`] bytes.
-    fn send_full(&self, out: &mut Out<'r>) {
+    /// Writes the outputs once they hold [`BATCH`] bytes (`read`: the read buffer).
+    fn send_full(&self, out: &mut Out<'r>, read: &[u8]) {
         if out.to_client.len() + out.to_server.len() >= BATCH {
-            send(out, self.client, self.server);
+            send(out, self.client, self.server, read);
         }
     }
 
-    /// Routes every line the decoder frames out of `buf` (with `eof`, the last one too).
+    /// Routes every line the decoder frames out of `buf` (with `eof`, the last one too);
+    /// `read` is the read buffer, for the outputs that lie in it.
     fn decode(
         &self,
         decoder: &mut NdjsonDecoder,
         buf: &mut BytesMut,
         eof: bool,
         out: &mut Out<'r>,
+        read: &[u8],
     ) {
         loop {
             // Each line is lent, not cut off as `Bytes`; the last one at the end of input
             // comes as a frame.
             let item = if eof {
-                decoder.decode_eof(buf).map(|item| item.map(|frame| self.route(frame.bytes(), out)))
+                decoder
+                    .decode_eof(buf)
+                    .map(|item| item.map(|frame| self.route(frame.bytes(), None, out)))
             } else {
-                decoder.decode_with(buf, |line| self.route(line, out))
+                decoder.decode_with(buf, |line| self.route(line, None, out))
             };
             let router = self.router;
             match item {
@@ -465,7 +485,7 @@ impl<'r> Relay<'r> {
                     Side::Server => router.server_oversized(&too_large, decoder.recovery(), out),
                 },
             }
-            self.send_full(out);
+            self.send_full(out, read);
         }
     }
 }
@@ -486,17 +506,27 @@ impl Side {
 
 /// Writes what the routing produced, and empties the buffers (keeping their memory). The
 /// router's state is released first: a write may block, and the other thread may need it
-/// to make progress.
-fn send(out: &mut Out<'_>, client: &Sink, server: &Sink) {
+/// to make progress. `read` is the read buffer the parts of [`Out::from_read`] are in.
+fn send(out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
     out.release();
     if !out.to_server.is_empty() {
         server.write(&out.to_server);
         out.to_server.clear();
     }
-    if !out.to_client.is_empty() {
+    if out.from_read.is_empty() {
         client.write(&out.to_client);
-        out.to_client.clear();
+    } else {
+        let mut parts = Vec::with_capacity(2 * out.from_read.len() + 1);
+        let mut copied = 0;
+        for (before, range) in out.from_read.drain(..) {
+            let own = out.to_client.get(copied..before).unwrap_or_default();
+            parts.extend([own, read.get(range).unwrap_or_default()]);
+            copied = before;
+        }
+        parts.push(out.to_client.get(copied..).unwrap_or_default());
+        client.write_parts(&parts);
     }
+    out.to_client.clear();
 }
 
 /// The client's stdout or the server's stdin, shared by the two relaying threads.
@@ -530,6 +560,22 @@ impl Sink {
         }
     }
 
+    /// [`Sink::write`] of the concatenation of `parts`, in one `writev` when it can.
+    fn write_parts(&self, parts: &[&[u8]]) {
+        let mut slices: Vec<IoSlice<'_>> =
+            parts.iter().filter(|p| !p.is_empty()).map(|p| IoSlice::new(p)).collect();
+        if slices.is_empty() {
+            return;
+        }
+        let mut file = self.lock();
+        if let Some(f) = file.as_mut() {
+            if let Err(e) = write_all_vectored(f, &mut slices) {
+                eprintln!("rpcscan proxy: writing to the {}: {e}", self.name);
+                *file = None;
+            }
+        }
+    }
+
     fn close(&self) {
         self.lock().take();
     }
@@ -552,6 +598,20 @@ fn write_all(file: &mut File, mut bytes: &[u8]) -> io::Result<()> {
         match file.write(bytes) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
             Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// `write_all` of the concatenation of `slices`, with `writev`.
+fn write_all_vectored(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => IoSlice::advance_slices(&mut slices, n),
             Err(e) if e.kind() == ErrorKind::Interrupted => {}
             Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
             Err(e) => return Err(e),

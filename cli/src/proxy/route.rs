@@ -15,6 +15,7 @@
 //! found while they streamed past.
 
 use std::collections::{HashSet, VecDeque};
+use std::ops::Range;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use bytes::{BufMut, BytesMut};
@@ -57,18 +58,64 @@ const CANCELLED_KEPT: usize = 4096;
 /// lock on the router's state, taken by the first message that needs it and then kept for
 /// the rest of the batch (one lock per batch, not per message: the two relaying threads
 /// would otherwise fight over it at every message).
+///
+/// What goes to the client is `to_client` with, interleaved, the long parts of lines that
+/// are still in the read buffer they came in ([`Out::from_read`]): a restored answer is
+/// written from where it was read, its original id spliced in as a part of its own (one
+/// `writev`), not copied into `to_client` first.
 #[derive(Default)]
 pub struct Out<'r> {
     pub to_server: BytesMut,
     pub to_client: BytesMut,
+    /// Parts of the client's output left in the read buffer, in order: how many bytes of
+    /// `to_client` come before each, and where it is in the read buffer.
+    pub from_read: Vec<(usize, Range<usize>)>,
     held: Option<MutexGuard<'r, State>>,
 }
+
+/// Where a line lies in the relaying thread's read buffer: its offset, and whether a `\n`
+/// follows it there (its content was not cut short by a stripped `\r`).
+#[derive(Clone, Copy)]
+pub struct InRead {
+    pub at: usize,
+    pub newline: bool,
+}
+
+/// Parts shorter than this are copied into `to_client` (an `iovec` costs more).
+const FROM_READ_MIN: usize = 1024;
+
+/// Most parts left in the read buffer per write (`IOV_MAX` is 1,024; each part costs two).
+const FROM_READ_MAX: usize = 256;
 
 impl Out<'_> {
     /// Lets the other thread have the router's state (before any write or read, which may
     /// block).
     pub fn release(&mut self) {
         self.held = None;
+    }
+
+    /// Appends the bytes `range` of the read buffer, `part`, to the client's output: left
+    /// where it is when long (then `true`), else copied.
+    fn client_part(&mut self, part: &[u8], range: Range<usize>) -> bool {
+        if part.len() >= FROM_READ_MIN && self.from_read.len() < FROM_READ_MAX {
+            self.from_read.push((self.to_client.len(), range));
+            true
+        } else {
+            self.to_client.put_slice(part);
+            false
+        }
+    }
+
+    /// Appends `line` (in the read buffer at `place`) from `head` on, and a `\n`, to the
+    /// client's output (`head` is where `tail` starts in `line`).
+    fn client_tail(&mut self, line: &[u8], head: usize, place: InRead) {
+        let tail = line.get(head..).unwrap_or_default();
+        let (start, end) = (place.at + head, place.at + line.len());
+        // The `\n` after it in the read buffer goes with it, unless it is copied.
+        let newline = usize::from(place.newline);
+        if !self.client_part(tail, start..end + newline) || !place.newline {
+            self.to_client.put_u8(b'\n');
+        }
     }
 }
 
@@ -351,8 +398,8 @@ impl Router {
         }
     }
 
-    /// One line from the server.
-    pub fn server_line<'r>(&'r self, line: &[u8], out: &mut Out<'r>) {
+    /// One line from the server (`place`: where it lies in the read buffer, when it does).
+    pub fn server_line<'r>(&'r self, line: &[u8], place: Option<InRead>, out: &mut Out<'r>) {
         let msg = match self.parser.parse(line) {
             Ok(msg) => msg,
             Err(invalid) => {
@@ -368,19 +415,17 @@ impl Router {
             }
         };
         if !matches!(msg.kind(), Kind::Result | Kind::Error) {
-            self.to_client(line, out);
+            self.to_client(line, place, out);
             return;
         }
         let state = self.state(&mut out.held);
-        let start = out.to_client.len();
-        if state.table.restore(&msg, &mut out.to_client).is_some() {
-            self.log.message("s2c", out.to_client.get(start..).unwrap_or_default());
-            out.to_client.put_u8(b'\n');
+        if let Some(pending) = msg.id().and_then(|id| state.table.remove(&id)) {
+            self.restored(&msg, line, place, pending.original_id(), out);
             return;
         }
         let Some(id) = msg.id().filter(|id| !id.is_null()) else {
             // An error about a request the server could not read: the client's business.
-            self.to_client(line, out);
+            self.to_client(line, place, out);
             return;
         };
         let reason = if state.cancelled.take(&id) {
@@ -397,10 +442,51 @@ impl Router {
         });
     }
 
-    fn to_client<'r>(&'r self, line: &[u8], out: &mut Out<'r>) {
+    fn to_client(&self, line: &[u8], place: Option<InRead>, out: &mut Out<'_>) {
         self.log.message("s2c", line);
-        out.to_client.put_slice(line);
-        out.to_client.put_u8(b'\n');
+        match place.filter(|_| line.len() >= FROM_READ_MIN) {
+            Some(place) => out.client_tail(line, 0, place),
+            None => {
+                out.to_client.put_slice(line);
+                out.to_client.put_u8(b'\n');
+            }
+        }
+    }
+
+    /// A response `msg` (the whole of `line`) with its original id back: the parts around
+    /// the id left in the read buffer when `line` is there (and not logged).
+    fn restored(
+        &self,
+        msg: &Message<'_>,
+        line: &[u8],
+        place: Option<InRead>,
+        original: &[u8],
+        out: &mut Out<'_>,
+    ) {
+        // A short line has no part long enough to be left in place.
+        let place = place.filter(|_| line.len() >= FROM_READ_MIN && !self.log.on());
+        let around = place.and_then(|_| rewrite::around_id(msg)).filter(|(before, after)| {
+            // Both in `line`, where its offsets say (the message is the whole line).
+            line.get(..before.len()).is_some_and(|b| core::ptr::eq(b, *before))
+                && line
+                    .len()
+                    .checked_sub(after.len())
+                    .and_then(|at| line.get(at..))
+                    .is_some_and(|a| core::ptr::eq(a, *after))
+        });
+        match (place, around) {
+            (Some(place), Some((before, after))) => {
+                out.client_part(before, place.at..place.at + before.len());
+                out.to_client.put_slice(original);
+                out.client_tail(line, line.len() - after.len(), place);
+            }
+            _ => {
+                let start = out.to_client.len();
+                rewrite::write_with_id(msg, original, &mut out.to_client);
+                self.log.message("s2c", out.to_client.get(start..).unwrap_or_default());
+                out.to_client.put_u8(b'\n');
+            }
+        }
     }
 
     /// An oversized line from the server: a response is answered for it at once.
