@@ -25,6 +25,7 @@ import { fileURLToPath } from "node:url";
 
 import * as napi from "../dist/index.js";
 import * as wasm from "../dist/wasm.js";
+import { readMessage, sink } from "./read.mjs";
 
 const JS = fileURLToPath(new URL("..", import.meta.url));
 const argv = process.argv.slice(2);
@@ -109,14 +110,6 @@ const contenders = [
   ["wasm classify", (b) => wasm.classify(b)],
   ["wasm parse", (b) => readMessage(wasm.parse(b))],
 ];
-let sink = 0;
-function readMessage(m) {
-  // What a router reads: the kind, the id's value, the method, the tool name.
-  if (m.id !== null && m.id.value !== null) sink++;
-  if (m.method !== null) sink += m.method.length;
-  if (m.toolName !== null) sink++;
-  return m.kind;
-}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -174,6 +167,6 @@ for (const shape of shapes) {
 }
 if (!check) {
   console.table(table);
-  console.log(`# load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (sink ${sink % 10})`);
+  console.log(`# load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (sink ${sink.n % 10})`);
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ loadBefore, loadAfter: loadavg(), rounds, mb, table }, null, 1));
 }

@@ -24,6 +24,7 @@ import { cpus, homedir, loadavg } from "node:os";
 
 import * as record from "../dist/record.js";
 import * as wasm from "../dist/wasm.js";
+import { readMessage, sink } from "./read.mjs";
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -63,13 +64,6 @@ const put = (b) => {
 const RESULT = 15;
 const ID_TYPE = 3;
 
-let sink = 0;
-function readMessage(m) {
-  if (m.id !== null && m.id.value !== null) sink++;
-  if (m.method !== null) sink += m.method.length;
-  if (m.toolName !== null) sink++;
-  return m.kind;
-}
 /** copy+parse, then the Message from a copy of the record with slot `clear` set to -1 (none: -1). */
 const withMessage = (clear) => (b) => {
   ex.rpcscan_parse(put(b), 1);
@@ -154,11 +148,11 @@ if (!argv.includes("--no-getters")) {
   for (let k = 0; k < 15; k++) {
     for (const [name, f] of Object.entries(variants)) {
       const t0 = process.hrtime.bigint();
-      for (let i = 0; i < 2e5; i++) sink += f().kind.length;
+      for (let i = 0; i < 2e5; i++) sink.n += f().kind.length;
       best[name] = Math.min(best[name] ?? Infinity, Number(process.hrtime.bigint() - t0) / 2e5);
     }
   }
   console.log(`# one ${shape} Message in a loop, ns per call (best of 15 x 2e5)`);
   for (const [name, ns] of Object.entries(best)) console.log(`${name.padEnd(26)} ${ns.toFixed(0).padStart(6)}`);
 }
-console.log(`# load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (sink ${sink % 10})`);
+console.log(`# load average after: ${loadavg().map((l) => l.toFixed(2)).join(" ")} (sink ${sink.n % 10})`);
