@@ -520,11 +520,11 @@ fn send(out: &mut Out<'_>, client: &Sink, server: &Sink, read: &[u8]) {
         let mut copied = 0;
         for (before, range) in out.from_read.drain(..) {
             let own = out.to_client.get(copied..before).unwrap_or_default();
-            parts.extend([own, read.get(range).unwrap_or_default()]);
+            parts.extend([own, read.get(range).unwrap_or_default()].map(IoSlice::new));
             copied = before;
         }
-        parts.push(out.to_client.get(copied..).unwrap_or_default());
-        client.write_parts(&parts);
+        parts.push(IoSlice::new(out.to_client.get(copied..).unwrap_or_default()));
+        client.write_parts(&mut parts);
     }
     out.to_client.clear();
 }
@@ -548,28 +548,17 @@ impl Sink {
     /// Writes whole lines; after an error everything is dropped (the reader is going away:
     /// a server's requests in flight are answered when it is gone).
     fn write(&self, bytes: &[u8]) {
-        if bytes.is_empty() {
-            return;
-        }
-        let mut file = self.lock();
-        if let Some(f) = file.as_mut() {
-            if let Err(e) = write_all(f, bytes) {
-                eprintln!("rpcscan proxy: writing to the {}: {e}", self.name);
-                *file = None;
-            }
-        }
+        self.write_parts(&mut [IoSlice::new(bytes)]);
     }
 
-    /// [`Sink::write`] of the concatenation of `parts`, in one `writev` when it can.
-    fn write_parts(&self, parts: &[&[u8]]) {
-        let mut slices: Vec<IoSlice<'_>> =
-            parts.iter().filter(|p| !p.is_empty()).map(|p| IoSlice::new(p)).collect();
-        if slices.is_empty() {
+    /// [`Sink::write`] of the concatenation of `parts`, with `writev`.
+    fn write_parts(&self, parts: &mut [IoSlice<'_>]) {
+        if parts.iter().all(|part| part.is_empty()) {
             return;
         }
         let mut file = self.lock();
         if let Some(f) = file.as_mut() {
-            if let Err(e) = write_all_vectored(f, &mut slices) {
+            if let Err(e) = write_all(f, parts) {
                 eprintln!("rpcscan proxy: writing to the {}: {e}", self.name);
                 *file = None;
             }
@@ -592,22 +581,10 @@ fn read(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// `write_all`, waiting in `poll` if the descriptor was handed over non-blocking.
-fn write_all(file: &mut File, mut bytes: &[u8]) -> io::Result<()> {
-    while !bytes.is_empty() {
-        match file.write(bytes) {
-            Ok(0) => return Err(ErrorKind::WriteZero.into()),
-            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == ErrorKind::WouldBlock => wait(file.as_fd(), PollFlags::POLLOUT)?,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// `write_all` of the concatenation of `slices`, with `writev`.
-fn write_all_vectored(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+/// `write_all` of the concatenation of `slices` (empty ones skipped), with `writev`,
+/// waiting in `poll` if the descriptor was handed over non-blocking.
+fn write_all(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
+    IoSlice::advance_slices(&mut slices, 0);
     while !slices.is_empty() {
         match file.write_vectored(slices) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
