@@ -747,7 +747,12 @@ fn long_answers_come_back_byte_for_byte() {
     for i in 0..700usize {
         let size = [5, 1_000, 1_023, 1_024, 1_100, 3_000, 40_000][i % 7] + i % 13;
         let params = format!(r#"{{"k":"{}","n":{i}}}"#, "ab\\\"c".repeat(size / 5));
-        let id = format!(r#""s-{i}""#);
+        // Ids given back byte for byte: a string, an integer past 2^53, an escaped string.
+        let id = match i % 3 {
+            0 => format!(r#""s-{i}""#),
+            1 => format!("{}", 9_007_199_254_740_993_u64 + i as u64),
+            _ => format!(r#""é-{i}""#),
+        };
         let method = ["first", "last", "crlf", "note"][i % 4];
         input += &format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
         input += "\n";
