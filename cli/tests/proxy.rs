@@ -794,3 +794,41 @@ fn long_answers_come_back_byte_for_byte() {
     assert_eq!(got.len(), want.len());
     assert!(got == want);
 }
+
+/// The size of the pipe `file` is an end of (Linux's `F_GETPIPE_SZ`).
+#[cfg(target_os = "linux")]
+fn pipe_size(file: &impl std::os::fd::AsFd) -> i32 {
+    nix::fcntl::fcntl(file.as_fd(), nix::fcntl::FcntlArg::F_GETPIPE_SZ).expect("a pipe")
+}
+
+// The proxy grows the four pipes it reads and writes to 256 KiB (or to what the system
+// allows an unprivileged process, `pipe-max-size`): fewer blocked writers woken again.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_pipes_on_both_sides_hold_two_reads() {
+    let max: i32 = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(1 << 20);
+    let want = (256 * 1024).min(max);
+    let server = format!(
+        r#"echo "{{\"jsonrpc\":\"2.0\",\"method\":\"pid\",\"params\":{{\"pid\":$$}}}}"; {ECHO}"#
+    );
+    let mut proxy = Proxy::start(&[], &server);
+    let pid = server_pid(&proxy);
+    proxy.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    assert_eq!(raw_id(&proxy.recv()), "1");
+    // The client's side: the pipe this test writes the proxy's standard input through.
+    assert!(pipe_size(proxy.stdin.as_ref().expect("stdin")) >= want);
+    // The server's side: its standard input and output, opened again through /proc.
+    for fd in [0, 1] {
+        let pipe = std::fs::OpenOptions::new()
+            .read(fd == 1)
+            .write(fd == 0)
+            .open(format!("/proc/{pid}/fd/{fd}"))
+            .expect("the server's pipe");
+        assert!(pipe_size(&pipe) >= want, "server fd {fd}: {}", pipe_size(&pipe));
+    }
+    let (status, rest) = proxy.finish();
+    assert!(status.success() && rest.is_empty(), "{status:?} {rest:?}");
+}

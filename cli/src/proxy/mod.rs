@@ -154,6 +154,9 @@ async fn proxy(args: ProxyArgs) -> i32 {
             return 2;
         }
     };
+    for pipe in [&stdin, &stdout, &server_in, &server_out] {
+        grow_pipe(pipe.as_fd());
+    }
     let group = server.group();
     let signal_group = |sig: Signal| {
         if let Some(group) = group {
@@ -295,6 +298,28 @@ async fn proxy(args: ProxyArgs) -> i32 {
 fn own_file(fd: BorrowedFd<'_>) -> io::Result<File> {
     fd.try_clone_to_owned().map(File::from)
 }
+
+/// Room for two reads' worth of lines ([`READ`]) in each pipe the proxy reads or writes:
+/// the server's two, and its own standard input and output when they are pipes. With
+/// Linux's default of 64 KiB a writer ahead of its reader blocks every 64 KiB and is woken
+/// again, a context switch on each side (and in a virtual machine a wake-up across CPUs is
+/// an exit to the hypervisor): the bench's streams cost half the context switches and
+/// ~5-10% less CPU with 256 KiB (docs/performance.md). Not more: an unprivileged user's
+/// pipes share a budget (`/proc/sys/fs/pipe-user-pages-soft`, 64 MiB by default), past
+/// which every new pipe of that user gets a minimal buffer; 1 MiB pipes measured no
+/// better. A refusal (not a pipe, a lower `pipe-max-size`, the budget spent) leaves the
+/// pipe as it was.
+fn grow_pipe(fd: BorrowedFd<'_>) {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::fcntl::fcntl(fd, nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
+}
+
+/// The pipe size [`grow_pipe`] asks for: 256 KiB.
+const PIPE: i32 = 2 * READ as i32;
 
 /// The next delivery of a signal (never, when it could not be caught).
 async fn caught(stream: &mut Option<tokio::signal::unix::Signal>) {
@@ -581,7 +606,8 @@ fn read(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
     }
 }
 
-/// `write_all` of the concatenation of `slices` (empty ones skipped), with `writev`,
+/// `write_all` of the concatenation of `slices` with `writev` (leading empty slices dropped
+/// first, so that a first `writev` of nothing cannot be taken for a zero-length write),
 /// waiting in `poll` if the descriptor was handed over non-blocking.
 fn write_all(file: &mut File, mut slices: &mut [IoSlice<'_>]) -> io::Result<()> {
     IoSlice::advance_slices(&mut slices, 0);
