@@ -135,6 +135,16 @@ describe("WebAssembly simd128 kernels against the portable build", () => {
         }
       }
     }
+    // Every byte value inside the run's 512-byte quick test (bytes 256-767 of the string
+    // after its first plain 256) and just past it, in base64-like text.
+    const b64 = Buffer.from("QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0NTY3ODkrLw==".repeat(20).slice(0, 1400));
+    for (const at of [0, 255, 256, 257, 400, 511, 767, 768, 1279, 1280, 1399]) {
+      for (let byte = 0; byte < 256; byte++) {
+        const s = Buffer.from(b64);
+        s[at] = byte;
+        agree(join('{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"image","data":"', s, '"}]}}'), `base64 ${at} ${byte}`);
+      }
+    }
     // Escapes and UTF-8 across a block boundary, at every offset.
     for (const special of ['\\"', "\\\\", "\\u00e9", "\\ud83d\\ude00", "\\x", "é", "日本", "\u{1F600}", "\xff"]) {
       for (let at = 0; at < 140; at++) {

@@ -279,13 +279,12 @@ pub(crate) fn run_simd128(_utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
 }
 
 /// Whether 256 bytes are all ASCII from 0x20 up, none a quote or backslash. Per 16 bytes,
-/// folded into one running signed minimum as soon as loaded: `v ^ '\\'` is zero at a
-/// backslash and negative above 0x7F, and `(v ^ 0x7D) + 0x21` (wrapping) is `-128` at a
-/// quote and negative below 0x20: the XOR maps the quote to 0x5F and the control bytes to
-/// 0x60-0x7F, above every other ASCII byte (0x00-0x5E), and the addition carries those
-/// into the sign bit. At a plain byte both are positive; one test per 256 bytes. Five
-/// operations per 16 bytes where `v ^ '"'`, `v ^ '\\'` and `v - 0x1F` (saturating) took six:
-/// alone, on 64 KB in module memory (AMD EPYC, Node 20), 38 against 32.5 GB/s.
+/// four operations folded into one running signed minimum: `v ^ 2` swaps the quote (0x22)
+/// with the space (0x20) and `!` with `#`, and leaves the control bytes below 0x20 and
+/// every byte from 0x80 up negative; a backslash is made 0xFF (`| (v == '\\')`). So the
+/// minimum is above 0x20 exactly when every byte is plain; one test per 256 bytes. Five
+/// operations before (`v ^ '\\'` and `(v ^ 0x7D) + 0x21`, their minimum), six before
+/// that (38 against 32.5 GB/s alone on 64 KB in module memory, AMD EPYC, Node 20).
 /// Slower variants: two running minimums (XORs unsigned, the bytes signed), which LLVM
 /// turns into two trees keeping all sixteen loaded registers live (V8's x64 code has
 /// sixteen xmm registers in all), and four running minimums.
@@ -293,33 +292,34 @@ pub(crate) fn run_simd128(_utf8: &mut Utf8Carry, rest: &[u8]) -> (usize, bool) {
 #[target_feature(enable = "simd128")]
 pub(super) fn ascii_quad_simd128(quad: &[u8; 256]) -> bool {
     let (rows, _) = quad.as_chunks::<16>();
-    let (backslash, flip, lift) = (u8x16_splat(b'\\'), u8x16_splat(0x7D), u8x16_splat(0x21));
+    let (backslash, swap) = (u8x16_splat(b'\\'), u8x16_splat(2));
     let mut least = i8x16_splat(0x7F);
     for row in rows {
         let v = load16(row);
-        let quote_or_control = i8x16_add(v128_xor(v, flip), lift);
-        least = i8x16_min(least, i8x16_min(v128_xor(v, backslash), quote_or_control));
+        least = i8x16_min(least, v128_or(v128_xor(v, swap), i8x16_eq(v, backslash)));
     }
-    i8x16_all_true(i8x16_gt(least, i8x16_splat(0)))
+    i8x16_all_true(i8x16_gt(least, i8x16_splat(0x20)))
 }
 
-/// Whether 512 bytes are all ASCII above `!`, none a quote or backslash: the quick test of
-/// [`run_simd128`], four operations per 16 bytes. `v ^ '\\'` as in [`ascii_quad_simd128`];
-/// `v - '"'` (wrapping) is zero at a quote and negative at the control bytes, but also at
-/// a space and `!` (and from 0xA2 up, which the XOR catches anyway): a false stop only,
-/// after which the run goes on with the exact test. Alone, on 64 KB in module memory:
-/// 50 GB/s.
+/// Whether 512 bytes are all ASCII above `"`, none a backslash: the quick test of
+/// [`run_simd128`], three operations per 16 bytes. A backslash is made 0xFF (`v | (v ==
+/// '\\')`), and the signed minimum of what is left is below `#` at a backslash, a quote, a
+/// control byte and every byte from 0x80 up (negative), but also at a space and `!`: a
+/// false stop only, after which the run goes on with the exact test. The test of four
+/// operations before (`v ^ '\\'` and `v - '"'`, their minimum) ran at 50 GB/s alone on
+/// 64 KB in module memory; two running minimums (the bytes signed, `v ^ '\\'` unsigned)
+/// were slower: LLVM computes one chain over all 32 rows before the other, and V8 spills.
 #[inline]
 #[target_feature(enable = "simd128")]
 pub(super) fn ascii_pair_quick_simd128(pair: &[u8; 512]) -> bool {
     let (rows, _) = pair.as_chunks::<16>();
-    let (quote, backslash) = (u8x16_splat(b'"'), u8x16_splat(b'\\'));
+    let backslash = u8x16_splat(b'\\');
     let mut least = i8x16_splat(0x7F);
     for row in rows {
         let v = load16(row);
-        least = i8x16_min(least, i8x16_min(v128_xor(v, backslash), i8x16_sub(v, quote)));
+        least = i8x16_min(least, v128_or(v, i8x16_eq(v, backslash)));
     }
-    i8x16_all_true(i8x16_gt(least, i8x16_splat(0)))
+    i8x16_all_true(i8x16_gt(least, i8x16_splat(b'"' as i8)))
 }
 
 /// Whether a block holds no quote, backslash or control byte: one test for the whole
