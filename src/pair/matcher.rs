@@ -4,7 +4,9 @@ use std::hash::BuildHasher;
 use std::time::Duration;
 
 use super::names::Names;
-use super::table::{key_of, side, Cold, Hot, Index, Key, Link, Rare, Seeded, Table, Which, NONE};
+use super::table::{
+    key_of, side, spelled, spells, Cold, Hot, Index, Key, Link, Rare, Seeded, Table, Which, NONE,
+};
 use super::{Direction, Ending, Event, Fact, Name, Outcome, RawId, Request, Response};
 use crate::kind::Kind;
 
@@ -120,7 +122,7 @@ impl Pairing {
         let by_id = self.by_id.find_first(&self.in_flight, Which::Id, hash, &key, own_id);
         match (by_token, by_id) {
             (Some(a), Some(b)) => {
-                let seq = |at| self.in_flight.cold(at).map(|c| c.seq);
+                let seq = |at| self.in_flight.hot(at).map(|h| h.seq);
                 Some(if seq(a) <= seq(b) { a } else { b })
             }
             (found, None) | (None, found) => found,
@@ -144,57 +146,54 @@ impl Pairing {
         // Progress arrives against the request's direction: key it the way it will be looked
         // up. A token that is the id itself (the SDKs' habit) is found through the id index.
         let mut token_is_id = false;
-        let token = match fact.progress_token {
-            Some(raw_token) if raw_token == raw => {
-                token_is_id = true;
-                None
-            }
+        let mut rare: Option<Box<Rare>> = None;
+        match fact.progress_token {
+            Some(raw_token) if raw_token == raw => token_is_id = true,
             Some(raw_token) => match key_of(raw_token, side, fact.scope, &mut self.scratch) {
-                Some(key) if id.same_key(&key) => {
-                    token_is_id = true;
-                    None
-                }
+                Some(key) if id.same_key(&key) => token_is_id = true,
                 Some(key) => {
                     let (hash, key) = self.hashed(key);
-                    Some(Box::new(Link::new(key, hash)))
+                    rare.get_or_insert_with(Box::default).token = Some(Link::new(key, hash));
                 }
-                None => None,
+                None => {}
             },
-            None => None,
-        };
-        let has_token = token.is_some();
-        let mut rare = None;
+            None => {}
+        }
+        let has_token = rare.is_some();
+        let spell = spells(id.key(), raw).unwrap_or(NONE);
+        if spell == NONE {
+            rare.get_or_insert_with(Box::default).raw = Some(RawId::new(raw));
+        }
         let method_number = self.names.intern(method).unwrap_or_else(|| {
-            rare.get_or_insert_with(Box::<Rare>::default).method = Some(Name::new(method));
+            rare.get_or_insert_with(Box::default).method = Some(Name::new(method));
             NONE
         });
         let tool_number = match fact.tool.as_deref() {
             Some(tool) => self.names.intern(tool).unwrap_or_else(|| {
-                rare.get_or_insert_with(Box::<Rare>::default).tool = Some(Name::new(tool));
+                rare.get_or_insert_with(Box::default).tool = Some(Name::new(tool));
                 NONE
             }),
             None => NONE,
         };
         let cold = Cold {
-            raw: RawId::new(raw),
-            at: fact.at,
+            line: fact.at.line,
+            offset: fact.at.offset,
+            input: fact.at.input,
             time: fact.time,
-            seq: 0,
             progress: 0,
             method: method_number,
             tool: tool_number,
             direction: fact.direction,
             cancelled: false,
-            token,
             rare,
         };
-        let Some(at) = self.in_flight.push(id, token_is_id, cold) else {
+        let Some(at) = self.in_flight.push(id, spell, token_is_id, cold) else {
             return;
         };
         let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
         if let Some(earlier) = earlier.and_then(|e| self.in_flight.cold(e)) {
             let tool = fact.tool.as_deref();
-            sink(Event::Duplicate { id: raw, method, tool, at: fact.at, earlier: earlier.at });
+            sink(Event::Duplicate { id: raw, method, tool, at: fact.at, earlier: earlier.at() });
         }
         if has_token {
             self.by_token.insert(&mut self.in_flight, Which::Token, at);
@@ -301,19 +300,19 @@ impl Pairing {
     /// Takes a request (out of the indexes already) out of the table, as it is reported.
     fn take(&mut self, at: u32) -> Option<Request> {
         let names = &self.names;
-        self.in_flight.take(at, |cold| {
-            let rare = cold.rare.take();
-            let (rare_method, rare_tool) = match rare {
-                Some(rare) => (rare.method, rare.tool),
-                None => (None, None),
-            };
-            let method = names.name(cold.method).or(rare_method).unwrap_or_else(|| Name::new(""));
-            let tool = names.name(cold.tool).or(rare_tool);
+        self.in_flight.take(at, |hot, cold| {
+            let rare = cold.rare.take().map(|rare| *rare).unwrap_or_default();
+            let method = names.name(cold.method).or(rare.method).unwrap_or_else(|| Name::new(""));
+            let tool = names.name(cold.tool).or(rare.tool);
+            let id = rare
+                .raw
+                .or_else(|| spelled(hot.key(), hot.spell))
+                .unwrap_or_else(|| RawId::new(b""));
             Request {
-                id: cold.raw.clone(),
+                id,
                 method,
                 tool,
-                at: cold.at,
+                at: cold.at(),
                 time: cold.time,
                 direction: cold.direction,
                 progress: cold.progress,
@@ -486,6 +485,50 @@ mod tests {
         for (name, log, max, timeout, expected) in cases {
             let log: Vec<&str> = log.iter().map(String::as_str).collect();
             assert_eq!(run(&log, max, timeout), expected, "{name}");
+        }
+    }
+
+    /// A request's raw id comes back exactly as sent, whether the matcher keeps it or spells
+    /// it back from the id's key (integers without a sign, strings without escapes), in a
+    /// pair and unanswered alike.
+    #[test]
+    fn request_ids_come_back_as_sent() {
+        let long = format!("\"{}\"", "x".repeat(40));
+        let ids = [
+            "0",
+            "7",
+            "-0",
+            "-12",
+            "18446744073709551617",
+            r#""""#,
+            r#""a""#,
+            r#""a\u0062""#,
+            r#""\"""#,
+            r#""é""#,
+            &long,
+        ];
+        for id in ids {
+            let request = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let response = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+            for log in [vec![request.clone(), response], vec![request]] {
+                fn id_of(e: Event<'_>) -> Vec<u8> {
+                    match e {
+                        Event::Paired { request, .. } | Event::Unanswered { request, .. } => {
+                            request.id.to_vec()
+                        }
+                        other => panic!("{other:?}"),
+                    }
+                }
+                let mut pairing = Pairing::new();
+                let mut seen = Vec::new();
+                for (n, line) in log.iter().enumerate() {
+                    let msg = crate::parse(line.as_bytes()).unwrap();
+                    let at = Position { line: n as u64 + 1, offset: 0, input: 0 };
+                    pairing.feed(&Fact::of(&msg, at), |e| seen.push(id_of(e)));
+                }
+                pairing.finish(|e| seen.push(id_of(e)));
+                assert_eq!(seen, [id.as_bytes()], "{log:?}");
+            }
         }
     }
 }

@@ -87,6 +87,23 @@ impl RawId {
     pub fn new(raw: &[u8]) -> RawId {
         RawId(Small::new(raw))
     }
+
+    /// `inner` in double quotes (a string id without escapes, from its key).
+    pub(super) fn quoted(inner: &[u8]) -> RawId {
+        let len = inner.len() + 2;
+        if len <= INLINE {
+            let mut bytes = [0; INLINE];
+            bytes[0] = b'"';
+            bytes[1..len - 1].copy_from_slice(inner);
+            bytes[len - 1] = b'"';
+            return RawId(Small::Inline { len: len as u8, bytes });
+        }
+        let mut heap = Vec::with_capacity(inner.len() + 2);
+        heap.push(b'"');
+        heap.extend_from_slice(inner);
+        heap.push(b'"');
+        RawId(Small::Heap(heap.into()))
+    }
 }
 
 impl std::ops::Deref for RawId {

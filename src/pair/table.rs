@@ -3,9 +3,10 @@
 //!
 //! A request in flight is kept in two parts of one slot number: what the index probes and
 //! the arrival list read on every message ([`Hot`]: the id's key and links, a cache line), and
-//! what is read once, when the request leaves ([`Cold`]: position, time, raw id, name
-//! numbers, counts). A progress token that is not the id (rare: the MCP SDKs send the id)
-//! and names the matcher did not intern live out of line, boxed.
+//! what is read once, when the request leaves ([`Cold`]: position, time, name numbers,
+//! counts), one cache line each. A raw id its key does not spell back, a progress token
+//! that is not the id (rare: the MCP SDKs send the id) and names the matcher did not
+//! intern live out of line, boxed.
 
 use std::time::Duration;
 
@@ -46,6 +47,11 @@ impl Link {
         Link { key, hash, next: NONE, last: NONE }
     }
 
+    /// The key.
+    pub(super) fn key(&self) -> &Key {
+        &self.key
+    }
+
     /// Whether this link's key is `key`.
     pub(super) fn same_key(&self, key: &Key) -> bool {
         self.key == *key
@@ -53,14 +59,19 @@ impl Link {
 }
 
 /// The part of a request in flight that lookups read: its id link, its neighbours in
-/// arrival order, and whether its progress token is its id. One cache line each (56 bytes
-/// unaligned would make most of them straddle two).
+/// arrival order, its arrival number, and whether its progress token is its id. One cache
+/// line each (56 bytes unaligned would make most of them straddle two).
 #[derive(Debug)]
 #[repr(align(64))]
 pub(super) struct Hot {
     id: Link,
     older: u32,
     newer: u32,
+    /// Arrival number: which of two requests came first.
+    pub(super) seq: u64,
+    /// Where the id's key spells the raw id ([`spelled`]); [`NONE`]: the raw id is kept in
+    /// [`Rare::raw`].
+    pub(super) spell: u32,
     /// The slot holds a request.
     live: bool,
     /// The progress token's key is the id's (what the MCP SDKs send: a request's progress
@@ -69,15 +80,25 @@ pub(super) struct Hot {
     pub(super) token_is_id: bool,
 }
 
-/// The part of a request in flight read when it leaves (and by cancels and progress).
+impl Hot {
+    /// The id's key.
+    pub(super) fn key(&self) -> &Key {
+        &self.id.key
+    }
+}
+
+/// The part of a request in flight read when it leaves (and by cancels and progress): one
+/// cache line. The raw id is not kept when the id's key spells it back ([`spells`]: the
+/// common ids, integers and strings without escapes); the rest lives out of line, in
+/// [`Rare`].
 #[derive(Debug)]
+#[repr(align(64))]
 pub(super) struct Cold {
-    /// The raw id, as sent.
-    pub(super) raw: RawId,
-    pub(super) at: Position,
+    /// The request's position: line, offset, input.
+    pub(super) line: u64,
+    pub(super) offset: u64,
+    pub(super) input: u32,
     pub(super) time: Option<Duration>,
-    /// Arrival number: which of two requests came first.
-    pub(super) seq: u64,
     pub(super) progress: u64,
     /// The method's number among the matcher's names ([`NONE`]: in `rare`).
     pub(super) method: u32,
@@ -85,17 +106,64 @@ pub(super) struct Cold {
     pub(super) tool: u32,
     pub(super) direction: Option<Direction>,
     pub(super) cancelled: bool,
-    /// The progress token's link, when the request has a token that is not its id.
-    pub(super) token: Option<Box<Link>>,
-    /// Names the matcher did not intern.
+    /// What few requests have: a raw id the key does not spell, a progress token that is
+    /// not the id, names the matcher did not intern.
     pub(super) rare: Option<Box<Rare>>,
 }
 
-/// A request's names that have no number (see [`Cold::method`], [`Cold::tool`]).
+const _: () = assert!(std::mem::size_of::<Cold>() == 64 && std::mem::size_of::<Hot>() == 64);
+
+impl Cold {
+    /// The request's position.
+    pub(super) fn at(&self) -> Position {
+        Position { line: self.line, offset: self.offset, input: self.input }
+    }
+
+    /// The progress token's link, when the request has a token that is not its id.
+    fn token(&self) -> Option<&Link> {
+        self.rare.as_deref()?.token.as_ref()
+    }
+
+    fn token_mut(&mut self) -> Option<&mut Link> {
+        self.rare.as_deref_mut()?.token.as_mut()
+    }
+}
+
+/// What a request in flight seldom has (see [`Cold::rare`]).
 #[derive(Debug, Default)]
 pub(super) struct Rare {
+    /// A method the matcher did not intern ([`Cold::method`] is [`NONE`]).
     pub(super) method: Option<Name>,
+    /// A tool the matcher did not intern.
     pub(super) tool: Option<Name>,
+    /// The raw id, as sent, when the id's key does not spell it ([`spells`]).
+    pub(super) raw: Option<RawId>,
+    /// The progress token's link, when the request has a token that is not its id.
+    pub(super) token: Option<Link>,
+}
+
+/// The raw id a key spells from its byte `at` on ([`spells`]): an integer key's digits, a
+/// string key's bytes in quotes.
+pub(super) fn spelled(key: &Key, at: u32) -> Option<RawId> {
+    match key.as_slice().get(at as usize..)? {
+        [b'i', digits @ ..] => Some(RawId::new(digits)),
+        [b's', inner @ ..] => Some(RawId::quoted(inner)),
+        _ => None,
+    }
+}
+
+/// Where in `key` ([`spelled`] from there) `raw` is spelled exactly, if it is: a key built
+/// from an integer without sign or a string without escapes ends with its type's tag and
+/// the raw id's bytes (a string's without quotes), whatever scope comes before. Checked
+/// when a request comes in, so that any other raw id is kept as it is.
+pub(super) fn spells(key: &Key, raw: &[u8]) -> Option<u32> {
+    let key = key.as_slice();
+    let (tag, body) = match raw {
+        [b'"', inner @ .., b'"'] => (b's', inner),
+        _ => (b'i', raw),
+    };
+    let at = key.len().checked_sub(body.len() + 1).filter(|&at| at > 0)?;
+    (key.get(at) == Some(&tag) && key.get(at + 1..) == Some(body)).then_some(at as u32)
 }
 
 /// No slot (and no name number).
@@ -138,14 +206,14 @@ impl Table {
     fn link(&self, at: u32, which: Which) -> Option<&Link> {
         match which {
             Which::Id => self.hot(at).map(|hot| &hot.id),
-            Which::Token => self.cold(at)?.token.as_deref(),
+            Which::Token => self.cold(at)?.token(),
         }
     }
 
     fn link_mut(&mut self, at: u32, which: Which) -> Option<&mut Link> {
         match which {
             Which::Id => self.hot.get_mut(at as usize).filter(|hot| hot.live).map(|h| &mut h.id),
-            Which::Token => self.cold_mut(at)?.token.as_deref_mut(),
+            Which::Token => self.cold_mut(at)?.token_mut(),
         }
     }
 
@@ -154,12 +222,19 @@ impl Table {
         (self.oldest != NONE).then_some(self.oldest)
     }
 
-    /// Adds the newest request (its `cold.seq` is set here); `None` only when the table
+    /// Adds the newest request (its arrival number is set here); `None` only when the table
     /// cannot index more (never with
     /// [`Pairing::max_in_flight`](super::Pairing::max_in_flight) below `u32::MAX`).
-    pub(super) fn push(&mut self, id: Link, token_is_id: bool, mut cold: Cold) -> Option<u32> {
-        cold.seq = self.pushed;
-        let hot = Hot { id, older: self.newest, newer: NONE, live: true, token_is_id };
+    pub(super) fn push(
+        &mut self,
+        id: Link,
+        spell: u32,
+        token_is_id: bool,
+        cold: Cold,
+    ) -> Option<u32> {
+        let seq = self.pushed;
+        let (older, newer, live) = (self.newest, NONE, true);
+        let hot = Hot { id, older, newer, seq, spell, live, token_is_id };
         let at = match self.free.pop() {
             Some(at) => {
                 *self.hot.get_mut(at as usize)? = hot;
@@ -185,7 +260,11 @@ impl Table {
 
     /// Takes a request out, and frees its slot: `leave` reads (and may take) what it
     /// needs of the request's [`Cold`] part first.
-    pub(super) fn take<R>(&mut self, at: u32, leave: impl FnOnce(&mut Cold) -> R) -> Option<R> {
+    pub(super) fn take<R>(
+        &mut self,
+        at: u32,
+        leave: impl FnOnce(&Hot, &mut Cold) -> R,
+    ) -> Option<R> {
         let hot = self.hot.get_mut(at as usize).filter(|hot| hot.live)?;
         hot.live = false;
         let (older, newer) = (hot.older, hot.newer);
@@ -200,9 +279,8 @@ impl Table {
         self.free.push(at);
         self.len -= 1;
         let cold = self.cold.get_mut(at as usize)?;
-        let left = leave(cold);
+        let left = leave(self.hot.get(at as usize)?, cold);
         // Nothing boxed outlives its request (the slot's next request overwrites the rest).
-        cold.token = None;
         cold.rare = None;
         Some(left)
     }
@@ -448,6 +526,26 @@ mod tests {
                 let expected = key(raw, 2, scope, &mut out).then(|| out.clone());
                 let got = key_of(raw, 2, scope, &mut scratch).map(|k| k.as_slice().to_vec());
                 assert_eq!(got, expected, "{:?} {scope:?}", String::from_utf8_lossy(raw));
+            }
+        }
+    }
+
+    /// A raw id left out of a request in flight comes back from its key exactly; the ids
+    /// a key does not spell (signed zero, escapes) are kept.
+    #[test]
+    fn keys_spell_raw_ids() {
+        let long = format!("\"{}\"", "x".repeat(30));
+        #[rustfmt::skip]
+        let raws: &[(&[u8], bool)] = &[(b"1", true), (b"0", true), (b"-12", true), (b"-0", false), (b"007", true), (b"123456789012345678901", true), (b"\"\"", true), (b"\"a\"", true), (b"\"a\\u0062\"", false), (b"\"\\\"\"", false), (long.as_bytes(), true)];
+        let mut scratch = Vec::new();
+        for &(raw, spelt) in raws {
+            for scope in [None, Some(&b"s"[..]), Some(&b"is"[..])] {
+                let key = key_of(raw, 1, scope, &mut scratch).unwrap();
+                let at = spells(&key, raw);
+                assert_eq!(at.is_some(), spelt, "{:?} {scope:?}", String::from_utf8_lossy(raw));
+                if let Some(at) = at {
+                    assert_eq!(spelled(&key, at).as_deref(), Some(raw));
+                }
             }
         }
     }
