@@ -256,11 +256,18 @@ fn result_record(rec: &mut [f64], base: &[u8], shift: f64, msg: &Message<'_>) {
     rec[slot::REASON] = -1.0;
     rec[slot::OFFSET] = -1.0;
     id_slots(rec, base, shift, msg.id());
+    no_method_or_error(rec, base, shift);
+    raw_span(rec, slot::PARAMS, base, shift, msg.params());
+    raw_span(rec, slot::RESULT, base, shift, msg.result());
+}
+
+/// The slots of a record without a method (so without a tool name) and without an error
+/// member, written as for `None`: a result's and an invalid message's.
+#[inline]
+fn no_method_or_error(rec: &mut [f64], base: &[u8], shift: f64) {
     for at in [slot::METHOD, slot::TOOL, slot::ERROR_MESSAGE] {
         str_span(rec, at, base, shift, None);
     }
-    raw_span(rec, slot::PARAMS, base, shift, msg.params());
-    raw_span(rec, slot::RESULT, base, shift, msg.result());
     for at in [slot::ERROR_CODE, slot::ERROR_DATA, slot::ERROR] {
         span(rec, at, base, shift, None);
     }
@@ -276,15 +283,9 @@ fn invalid_record(rec: &mut [f64], base: &[u8], shift: f64, inv: &Invalid<'_>) {
     rec[slot::REASON] = f64::from(reason_index(inv.reason()));
     rec[slot::OFFSET] = inv.offset().map_or(-1.0, |o| o as f64);
     id_slots(rec, base, shift, inv.id());
-    for at in [slot::METHOD, slot::TOOL, slot::ERROR_MESSAGE] {
-        str_span(rec, at, base, shift, None);
-    }
-    for at in [slot::PARAMS, slot::RESULT, slot::ERROR_CODE, slot::ERROR_DATA, slot::ERROR] {
+    no_method_or_error(rec, base, shift);
+    for at in [slot::PARAMS, slot::RESULT] {
         span(rec, at, base, shift, None);
-    }
-    rec[slot::ERROR_CODE_NUMBER] = f64::NAN;
-    for at in [slot::METHOD_HASH, slot::TOOL_HASH, slot::ERROR_MESSAGE_HASH] {
-        rec[at] = -1.0;
     }
 }
 
