@@ -121,6 +121,57 @@ impl fmt::Display for Name {
 /// Names [`Names::intern`] looks at before hashing: a method and a few tools.
 const RECENT: usize = 8;
 
+/// Slots of [`Names::shorts`]: 64 sets of two.
+const SHORTS: usize = 128;
+
+/// A name of at most 16 bytes as three words that tell it from every other: its length, and
+/// its first and last 8 bytes (4 below 8 bytes; below 4, the bytes themselves). The two
+/// parts overlap or meet, so every byte is in one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Short {
+    lo: u64,
+    hi: u64,
+    len: u64,
+}
+
+impl Short {
+    /// `text`'s words, when it is at most 16 bytes long.
+    #[inline]
+    fn of(text: &[u8]) -> Option<Short> {
+        let word8 = |b: Option<&[u8; 8]>| b.map_or(0, |b| u64::from_le_bytes(*b));
+        let word4 = |b: Option<&[u8; 4]>| b.map_or(0, |b| u64::from(u32::from_le_bytes(*b)));
+        let (lo, hi) = match text.len() {
+            8..=16 => (word8(text.first_chunk()), word8(text.last_chunk())),
+            4..=7 => (word4(text.first_chunk()), word4(text.last_chunk())),
+            0..=3 => (text.iter().rev().fold(0, |w, &b| w << 8 | u64::from(b)), 0),
+            _ => return None,
+        };
+        Some(Short { lo, hi, len: text.len() as u64 })
+    }
+
+    /// Its set of two slots in [`Names::shorts`].
+    #[inline]
+    fn set(&self) -> usize {
+        let mixed =
+            (self.lo ^ self.hi.rotate_left(29) ^ self.len).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> (64 - (SHORTS / 2).trailing_zeros())) as usize
+    }
+}
+
+/// A slot of [`Names::shorts`]: a short name's words and its number.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    key: Short,
+    number: u32,
+    /// Filled after the other slot of its set.
+    newer: bool,
+}
+
+impl Slot {
+    const EMPTY: Slot =
+        Slot { key: Short { lo: 0, hi: 0, len: 0 }, number: u32::MAX, newer: false };
+}
+
 /// A matcher's interned names: at most [`MAX_KEYS`], each at most [`MAX_INTERNED_LEN`]
 /// bytes, numbered from 0 in the order first seen.
 #[derive(Debug, Default)]
@@ -129,7 +180,10 @@ pub(super) struct Names {
     /// Text → number (an index into `names`).
     index: HashTable<u32>,
     seed: Seeded,
-    /// The numbers found last (at most [`RECENT`]), looked at before `index`.
+    /// Names of up to 16 bytes found before, by their words ([`Short`]): a cache of
+    /// [`SHORTS`] slots, two ways a set (empty until the first name), looked at before `index`.
+    shorts: Vec<Slot>,
+    /// The longer names' numbers found last (at most [`RECENT`]), looked at before `index`.
     recent: Vec<u32>,
     /// Which of `recent` a new number replaces next.
     next_recent: usize,
@@ -139,6 +193,30 @@ impl Names {
     /// The number of `text`, interned now if it is new and there is room; `None` for a
     /// name kept out of the table ([`Names::name`] then needs the text itself).
     pub(super) fn intern(&mut self, text: &str) -> Option<u32> {
+        // Most names are short (`tools/call`, a tool's name): their bytes are the key of a
+        // slot, compared in registers, with no hashing and no text compare.
+        if let Some(key) = Short::of(text.as_bytes()) {
+            // Two ways a set: names that share one take turns in it only three at a time.
+            let at = key.set() * 2;
+            if let Some([a, b]) = self.shorts.get(at..at + 2) {
+                for slot in [a, b] {
+                    if slot.key == key && slot.number != Slot::EMPTY.number {
+                        return Some(slot.number);
+                    }
+                }
+            }
+            let number = self.find_or_add(text)?;
+            if self.shorts.is_empty() {
+                self.shorts.resize(SHORTS, Slot::EMPTY);
+            }
+            // Into the way not filled last (the first while both are empty).
+            if let Some([a, b]) = self.shorts.get_mut(at..at + 2) {
+                let (newer, older) = if b.newer { (b, a) } else { (a, b) };
+                newer.newer = false;
+                *older = Slot { key, number, newer: true };
+            }
+            return Some(number);
+        }
         // Most requests carry a name seen a moment ago: a look at the last few costs less
         // than hashing the name (on `tools/call` with 4 tools, 30% fewer instructions).
         let names = &self.names;
@@ -206,5 +284,38 @@ mod tests {
         assert_eq!(names.intern("one too many"), None);
         assert_eq!(names.intern("echo"), Some(1));
         assert_eq!(Name::new("echo"), names.name(1).unwrap());
+    }
+
+    /// Short names are told apart by their words at every length, from each other and from
+    /// longer names, NULs included; names sharing a slot take turns in it.
+    #[test]
+    fn short_names_are_told_apart() {
+        let mut texts: Vec<String> = Vec::new();
+        for len in 0..=20 {
+            let base: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+            texts.push(base.clone());
+            for at in 0..len {
+                let mut other = base.clone().into_bytes();
+                other[at] = b'Z';
+                texts.push(String::from_utf8(other).unwrap());
+            }
+            texts.push(format!("{base}\0"));
+        }
+        let mut names = Names::default();
+        for _ in 0..3 {
+            for (n, text) in texts.iter().enumerate() {
+                assert_eq!(names.intern(text), Some(n as u32), "{text:?}");
+                assert_eq!(names.name(n as u32).as_deref(), Some(text.as_str()));
+            }
+        }
+        for text in &texts {
+            let short = Short::of(text.as_bytes());
+            assert_eq!(short.is_some(), text.len() <= 16);
+            for other in &texts {
+                if short.is_some() && short == Short::of(other.as_bytes()) {
+                    assert_eq!(text, other);
+                }
+            }
+        }
     }
 }
