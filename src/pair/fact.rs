@@ -437,7 +437,9 @@ mod tests {
             !rest.contains(&b'\\')
                 && !(0..rest.len()).any(|at| rest[at] == b'"' && rest[at + 1..].starts_with(key))
         };
-        for len in 0..140 {
+        let lengths: Vec<usize> =
+            if cfg!(miri) { vec![0, 1, 2, 14, 63, 64, 65, 66, 80] } else { (0..140).collect() };
+        for len in lengths {
             let plain = vec![b'x'; len];
             assert!(no_other_key(&plain, b"progressToken"), "{len}");
             for at in 0..len {

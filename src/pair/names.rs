@@ -291,7 +291,9 @@ mod tests {
     #[test]
     fn short_names_are_told_apart() {
         let mut texts: Vec<String> = Vec::new();
-        for len in 0..=20 {
+        let lengths: Vec<usize> =
+            if cfg!(miri) { vec![0, 1, 3, 4, 7, 8, 9, 16, 17] } else { (0..=20).collect() };
+        for len in lengths {
             let base: String = (0..len).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
             texts.push(base.clone());
             for at in 0..len {
@@ -308,11 +310,11 @@ mod tests {
                 assert_eq!(names.name(n as u32).as_deref(), Some(text.as_str()));
             }
         }
-        for text in &texts {
-            let short = Short::of(text.as_bytes());
+        let shorts: Vec<Option<Short>> = texts.iter().map(|t| Short::of(t.as_bytes())).collect();
+        for (text, short) in texts.iter().zip(&shorts) {
             assert_eq!(short.is_some(), text.len() <= 16);
-            for other in &texts {
-                if short.is_some() && short == Short::of(other.as_bytes()) {
+            for (other, other_short) in texts.iter().zip(&shorts) {
+                if short.is_some() && short == other_short {
                     assert_eq!(text, other);
                 }
             }
