@@ -168,8 +168,9 @@ struct Slot {
 }
 
 impl Slot {
+    /// A slot no name matches: no name is `u64::MAX` bytes long.
     const EMPTY: Slot =
-        Slot { key: Short { lo: 0, hi: 0, len: 0 }, number: u32::MAX, newer: false };
+        Slot { key: Short { lo: 0, hi: 0, len: u64::MAX }, number: u32::MAX, newer: false };
 }
 
 /// A matcher's interned names: at most [`MAX_KEYS`], each at most [`MAX_INTERNED_LEN`]
@@ -200,7 +201,7 @@ impl Names {
             let at = key.set() * 2;
             if let Some([a, b]) = self.shorts.get(at..at + 2) {
                 for slot in [a, b] {
-                    if slot.key == key && slot.number != Slot::EMPTY.number {
+                    if slot.key == key {
                         return Some(slot.number);
                     }
                 }
