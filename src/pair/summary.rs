@@ -82,6 +82,7 @@ pub struct Stat {
 }
 
 impl Stat {
+    #[inline]
     fn add(&mut self, outcome: Outcome<'_>, latency: Option<Duration>) {
         self.count += 1;
         if let Outcome::Error(code) = outcome {
@@ -177,15 +178,25 @@ impl<T> Default for Named<T> {
 
 impl<T: Default> Named<T> {
     /// Runs `f` on the counts of `name`, or on those of [`OTHER`] once the table is full.
+    /// Inlined: a name the matcher numbered is found by its number in a few instructions
+    /// (an answered request counts twice, by method and by tool); the rest is out of line.
+    #[inline]
     fn with(&mut self, name: &Name, f: impl FnOnce(&mut T)) {
-        let number = name.number();
-        if let Some(&at) = number.and_then(|n| self.by_number.get(n)) {
-            if let Some((text, counts)) = self.entries.get_mut(at as usize) {
-                if name.same_text(text) {
-                    return f(counts);
-                }
+        let numbered = name.number().and_then(|n| self.by_number.get(n));
+        if let Some((text, counts)) = numbered.and_then(|&at| self.entries.get_mut(at as usize)) {
+            if name.same_text(text) {
+                return f(counts);
             }
         }
+        self.with_by_text(name, f);
+    }
+
+    /// [`Named::with`] for a name not yet found by its number: by its text, and numbered
+    /// from then on.
+    #[cold]
+    #[inline(never)]
+    fn with_by_text(&mut self, name: &Name, f: impl FnOnce(&mut T)) {
+        let number = name.number();
         let at = self.entry(name);
         if let (Some(number), Some((text, _))) = (number, self.entries.get_mut(at as usize)) {
             // From now on, found by its number.
