@@ -161,15 +161,17 @@ fn run(shape: AnswerShape, messages: usize, pings: usize, rounds: usize, check: 
         cpus.push(cpu);
     }
     let speed = |r: Relay| speeds.get(r as usize).copied().unwrap_or_default();
-    let per_round: Vec<String> = times[Relay::Serde as usize]
-        .iter()
-        .zip(&times[Relay::Rpcscan as usize])
-        .map(|(s, r)| format!("{:.2}", s.as_secs_f64() / r.as_secs_f64()))
-        .collect();
+    let serde_by_rpcscan = |of: &[Vec<Duration>]| {
+        let at = |r: Relay| of.get(r as usize).map(Vec::as_slice).unwrap_or_default();
+        let ratios = at(Relay::Serde).iter().zip(at(Relay::Rpcscan));
+        let ratios: Vec<String> =
+            ratios.map(|(s, r)| format!("{:.2}", s.as_secs_f64() / r.as_secs_f64())).collect();
+        ratios.join(", ")
+    };
     println!(
         "rpcscan proxy / serde_json relay: {:.2}x (medians; per round: {})",
         speed(Relay::Rpcscan) / speed(Relay::Serde),
-        per_round.join(", ")
+        serde_by_rpcscan(&times)
     );
     let cpu_of = |r: Relay| cpus.get(r as usize).copied().unwrap_or_default();
     let echo = cpu_of(Relay::Echo);
@@ -195,17 +197,12 @@ fn run(shape: AnswerShape, messages: usize, pings: usize, rounds: usize, check: 
     println!("own CPU serde / rpcscan per round: {}", own_rounds.join(", "));
     // The relay process's own clock: no echo server to subtract.
     let own_of = |r: Relay| alone.get(r as usize).map(|o| median(o)).unwrap_or_default();
-    let own_ratio: Vec<String> = alone[Relay::Serde as usize]
-        .iter()
-        .zip(&alone[Relay::Rpcscan as usize])
-        .map(|(s, r)| format!("{:.2}", s.as_secs_f64() / r.as_secs_f64()))
-        .collect();
     println!(
         "relay process alone (its CPU clock when the last answer came): serde {:.2?}, rpcscan {:.2?}: {:.2}x (medians; per round: {}), byte relay {:.2?}",
         own_of(Relay::Serde),
         own_of(Relay::Rpcscan),
         own_of(Relay::Serde).as_secs_f64() / own_of(Relay::Rpcscan).as_secs_f64(),
-        own_ratio.join(", "),
+        serde_by_rpcscan(&alone),
         own_of(Relay::Bytes)
     );
     println!(
