@@ -4,10 +4,11 @@ use std::hash::BuildHasher;
 use std::time::Duration;
 
 use super::names::Names;
+use super::summary::NameRef;
 use super::table::{
     key_of, side, spelled, spells, Cold, Hot, Index, Key, Link, Rare, Seeded, Table, Which, NONE,
 };
-use super::{Direction, Ending, Event, Fact, Name, Outcome, RawId, Request, Response};
+use super::{Direction, Ending, Event, Fact, Name, Outcome, RawId, Request, Response, Summary};
 use crate::kind::Kind;
 
 /// The default of [`Pairing::max_in_flight`].
@@ -71,19 +72,55 @@ impl Pairing {
     }
 
     /// Takes in one message's facts, in log order; `sink` gets what they settle.
-    pub fn feed<'f>(&mut self, fact: &'f Fact<'_>, mut sink: impl FnMut(Event<'f>)) {
+    pub fn feed<'f>(&mut self, fact: &'f Fact<'_>, sink: impl FnMut(Event<'f>)) {
+        self.settle(fact, &mut Events(sink));
+    }
+
+    /// Takes in one message's facts like [`Pairing::feed`], and adds what they settle to
+    /// `summary` ([`Summary::add`]). An answered request is counted there without being
+    /// built (its [`Request`], with its names and raw id, is most of what a pair costs when
+    /// only the counts are read); every other event is added to `summary`, then handed to
+    /// `sink`. The summary ends the same as one fed every event of [`Pairing::feed`].
+    ///
+    /// ```
+    /// use rpcscan::pair::{Fact, Pairing, Position, Summary};
+    ///
+    /// let log = [
+    ///     r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}"#,
+    ///     r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+    ///     r#"{"jsonrpc":"2.0","id":2,"result":{}}"#,
+    /// ];
+    /// let (mut pairing, mut summary, mut others) = (Pairing::new(), Summary::new(), 0);
+    /// for (line, text) in log.iter().enumerate() {
+    ///     let msg = rpcscan::parse(text.as_bytes()).unwrap();
+    ///     let at = Position { line: line as u64 + 1, ..Position::default() };
+    ///     pairing.feed_counting(&Fact::of(&msg, at), &mut summary, |_event| others += 1);
+    /// }
+    /// assert_eq!((summary.pairs, summary.tools["echo"].count), (1, 1));
+    /// assert_eq!((summary.orphans.count, others), (1, 1));
+    /// ```
+    pub fn feed_counting<'f>(
+        &mut self,
+        fact: &'f Fact<'_>,
+        summary: &mut Summary,
+        sink: impl FnMut(&Event<'f>),
+    ) {
+        self.settle(fact, &mut Counting { summary, sink });
+    }
+
+    fn settle<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl Settle<'f>) {
         if let (Some(timeout), Some(now)) = (self.timeout, fact.time) {
-            self.expire(now, timeout, &mut sink);
+            self.expire(now, timeout, sink);
         }
         match fact.kind {
-            Kind::Request => self.request(fact, &mut sink),
-            Kind::Result | Kind::Error => self.response(fact, &mut sink),
+            Kind::Request => self.request(fact, sink),
+            Kind::Result | Kind::Error => self.response(fact, sink),
             Kind::Notification => {
                 let method = fact.method.as_deref();
                 if method == Some("notifications/cancelled") {
-                    self.cancel(fact, &mut sink);
+                    self.cancel(fact, sink);
                 } else if method == Some("notifications/progress") {
-                    self.progress(fact, &mut sink);
+                    self.progress(fact, sink);
                 }
             }
             Kind::Invalid => {}
@@ -129,7 +166,7 @@ impl Pairing {
         }
     }
 
-    fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+    fn request<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl Settle<'f>) {
         let Some(raw) = fact.id else { return };
         let side = side(fact.direction);
         let Some(id_key) = key_of(raw, side, fact.scope, &mut self.scratch) else {
@@ -137,7 +174,7 @@ impl Pairing {
         };
         if self.in_flight.len >= self.max_in_flight {
             if let Some(request) = self.in_flight.oldest().and_then(|at| self.remove(at)) {
-                sink(ended(request, Ending::Evicted));
+                sink.event(ended(request, Ending::Evicted));
             }
         }
         let method = fact.method.as_deref().unwrap_or("");
@@ -193,14 +230,20 @@ impl Pairing {
         let earlier = self.by_id.insert(&mut self.in_flight, Which::Id, at);
         if let Some(earlier) = earlier.and_then(|e| self.in_flight.cold(e)) {
             let tool = fact.tool.as_deref();
-            sink(Event::Duplicate { id: raw, method, tool, at: fact.at, earlier: earlier.at() });
+            sink.event(Event::Duplicate {
+                id: raw,
+                method,
+                tool,
+                at: fact.at,
+                earlier: earlier.at(),
+            });
         }
         if has_token {
             self.by_token.insert(&mut self.in_flight, Which::Token, at);
         }
     }
 
-    fn response<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+    fn response<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl Settle<'f>) {
         let response = Response {
             id: fact.id,
             at: fact.at,
@@ -214,7 +257,7 @@ impl Pairing {
         let Some(id_key) =
             fact.id.and_then(|raw| key_of(raw, answered, fact.scope, &mut self.scratch))
         else {
-            sink(Event::NullIdError(response));
+            sink.event(Event::NullIdError(response));
             return;
         };
         let mut found = self.pop_by_id(id_key);
@@ -224,30 +267,35 @@ impl Pairing {
             let unscoped = fact.id.and_then(|raw| key_of(raw, answered, None, &mut self.scratch));
             found = unscoped.and_then(|key| self.pop_by_id(key));
         }
+        if let (Some(at), Some(summary)) = (found, sink.counts()) {
+            if self.count_popped(at, &response, summary).is_some() {
+                return;
+            }
+        }
         match found.and_then(|at| self.remove_popped(at)) {
             Some(request) => {
                 let latency = match (request.time, fact.time) {
                     (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
                     _ => None,
                 };
-                sink(Event::Paired { request, response, latency });
+                sink.event(Event::Paired { request, response, latency });
             }
-            None => sink(Event::Orphan(response)),
+            None => sink.event(Event::Orphan(response)),
         }
     }
 
-    fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+    fn cancel<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl Settle<'f>) {
         let Some(raw) = fact.cancels else { return };
         let found = key_of(raw, side(fact.direction), fact.scope, &mut self.scratch)
             .and_then(|key| self.find_id(key))
             .and_then(|at| self.in_flight.cold_mut(at));
         match found {
             Some(request) => request.cancelled = true,
-            None => sink(Event::StrayCancel(fact.at)),
+            None => sink.event(Event::StrayCancel(fact.at)),
         }
     }
 
-    fn progress<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl FnMut(Event<'f>)) {
+    fn progress<'f>(&mut self, fact: &'f Fact<'_>, sink: &mut impl Settle<'f>) {
         let Some(raw) = fact.progress_token else {
             return;
         };
@@ -257,11 +305,11 @@ impl Pairing {
             .and_then(|at| self.in_flight.cold_mut(at));
         match found {
             Some(request) => request.progress += 1,
-            None => sink(Event::StrayProgress(fact.at)),
+            None => sink.event(Event::StrayProgress(fact.at)),
         }
     }
 
-    fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl FnMut(Event<'f>)) {
+    fn expire<'f>(&mut self, now: Duration, timeout: Duration, sink: &mut impl Settle<'f>) {
         while let Some(at) = self.in_flight.oldest() {
             let expired = self.in_flight.cold(at).is_some_and(|request| {
                 request.time.is_some_and(|sent| now.saturating_sub(sent) > timeout)
@@ -270,7 +318,7 @@ impl Pairing {
                 return;
             }
             match self.remove(at) {
-                Some(request) => sink(ended(request, Ending::TimedOut)),
+                Some(request) => sink.event(ended(request, Ending::TimedOut)),
                 None => return,
             }
         }
@@ -288,6 +336,28 @@ impl Pairing {
     fn remove_popped(&mut self, at: u32) -> Option<Request> {
         self.by_token.remove(&mut self.in_flight, Which::Token, at);
         self.take(at)
+    }
+
+    /// [`Pairing::remove_popped`] for a request answered by `response` that is only
+    /// counted: its names are read where they are, nothing is built.
+    fn count_popped(
+        &mut self,
+        at: u32,
+        response: &Response<'_>,
+        summary: &mut Summary,
+    ) -> Option<()> {
+        self.by_token.remove(&mut self.in_flight, Which::Token, at);
+        let names = &self.names;
+        self.in_flight.take(at, |_, cold| {
+            let rare = cold.rare.as_deref();
+            let method = name_ref(names, cold.method, rare.and_then(|r| r.method.as_ref()));
+            let tool = name_ref(names, cold.tool, rare.and_then(|r| r.tool.as_ref()));
+            let latency = match (cold.time, response.time) {
+                (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
+                _ => None,
+            };
+            summary.add_paired(method, tool, response.outcome, latency);
+        })
     }
 
     /// Takes a request out of every table.
@@ -322,6 +392,59 @@ impl Pairing {
     }
 }
 
+/// A request's name: numbered `number`, else kept apart (`kept`), as [`Pairing::take`]
+/// reads it.
+fn name_ref<'a>(names: &'a Names, number: u32, kept: Option<&'a Name>) -> Option<NameRef<'a>> {
+    match names.text(number) {
+        Some(text) => Some(NameRef::numbered(text, number)),
+        None => kept.map(NameRef::of),
+    }
+}
+
+/// Where the matcher's internals send what a fact settles.
+trait Settle<'f> {
+    /// One event.
+    fn event(&mut self, event: Event<'f>);
+
+    /// Where an answered request is only counted; `None`: it is built and sent as an
+    /// [`Event::Paired`].
+    fn counts(&mut self) -> Option<&mut Summary>;
+}
+
+/// Every event to a closure ([`Pairing::feed`]).
+struct Events<F>(F);
+
+impl<'f, F: FnMut(Event<'f>)> Settle<'f> for Events<F> {
+    #[inline]
+    fn event(&mut self, event: Event<'f>) {
+        (self.0)(event);
+    }
+
+    #[inline]
+    fn counts(&mut self) -> Option<&mut Summary> {
+        None
+    }
+}
+
+/// Pairs counted, other events counted and sent ([`Pairing::feed_counting`]).
+struct Counting<'s, F> {
+    summary: &'s mut Summary,
+    sink: F,
+}
+
+impl<'f, F: FnMut(&Event<'f>)> Settle<'f> for Counting<'_, F> {
+    #[inline]
+    fn event(&mut self, event: Event<'f>) {
+        self.summary.add(&event);
+        (self.sink)(&event);
+    }
+
+    #[inline]
+    fn counts(&mut self) -> Option<&mut Summary> {
+        Some(self.summary)
+    }
+}
+
 fn ended(request: Request, ending: Ending) -> Event<'static> {
     if request.cancelled {
         Event::Cancelled { request, ending }
@@ -343,6 +466,10 @@ mod tests {
             .max_in_flight(max_in_flight)
             .timeout(timeout_ms.map(Duration::from_millis));
         let mut events = Vec::new();
+        let mut counting = Pairing::new()
+            .max_in_flight(max_in_flight)
+            .timeout(timeout_ms.map(Duration::from_millis));
+        let (mut summed, mut counted, mut others) = (Summary::new(), Summary::new(), Vec::new());
         for (n, entry) in log.iter().enumerate() {
             let mut rest = entry.trim_start();
             let direction = match rest.as_bytes().first() {
@@ -362,10 +489,26 @@ mod tests {
             let msg = crate::parse(rest.as_bytes()).unwrap();
             let at = Position { line: n as u64 + 1, offset: 0, input: 0 };
             let fact = Fact::of(&msg, at).with_direction(direction).with_time(time);
-            pairing.feed(&fact, |e| events.push(show(&e)));
+            pairing.feed(&fact, |e| {
+                summed.add(&e);
+                events.push(show(&e));
+            });
+            counting.feed_counting(&fact, &mut counted, |e| others.push(show(e)));
         }
-        pairing.finish(|e| events.push(show(&e)));
+        pairing.finish(|e| {
+            summed.add(&e);
+            events.push(show(&e));
+        });
+        counting.finish(|e| {
+            counted.add(&e);
+            others.push(show(&e));
+        });
         assert_eq!(pairing.in_flight(), 0);
+        // Counting pairs where they are gives the summary of every event, and every event
+        // but the pairs.
+        assert_eq!(counted, summed, "{log:?}");
+        let unpaired: Vec<&String> = events.iter().filter(|e| !e.starts_with("pair ")).collect();
+        assert_eq!(others.iter().collect::<Vec<_>>(), unpaired, "{log:?}");
         events.join("; ")
     }
 
@@ -462,6 +605,54 @@ mod tests {
         for (name, log, expected) in cases {
             assert_eq!(run(log, DEFAULT_MAX_IN_FLIGHT, None), *expected, "{name}");
         }
+    }
+
+    /// Pairs counted where they are add up as the events do, names the matcher keeps out of
+    /// its table (long ones, past its bound) and past the summary's bound included.
+    #[test]
+    fn counted_pairs_sum_as_events() {
+        // Few in flight: evictions too.
+        let mut fed = Pairing::new().max_in_flight(50);
+        let mut counting = Pairing::new().max_in_flight(50);
+        let (mut summed, mut counted) = (Summary::new(), Summary::new());
+        let names = if cfg!(miri) { 40 } else { crate::pair::MAX_KEYS + 20 };
+        let mut seed = 7u64;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let long = "m".repeat(200);
+        for line in 0..names as u64 * 3 {
+            let at = Position { line: line + 1, offset: 0, input: 0 };
+            let id = next(80).to_string();
+            let json = match next(4) {
+                0 | 1 => {
+                    let method = match next(3) {
+                        0 => format!("m{}", next(names as u64)),
+                        1 => long.clone(),
+                        _ => "tools/call".into(),
+                    };
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"name":"t{}"}}}}"#,
+                        next(names as u64)
+                    )
+                }
+                2 => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#),
+                _ => format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{},"message":"x"}}}}"#,
+                    -32000 - next(3) as i64
+                ),
+            };
+            let msg = crate::parse(json.as_bytes()).unwrap();
+            let time = Some(Duration::from_millis(line * 3));
+            let fact = Fact::of(&msg, at).with_time(time);
+            fed.feed(&fact, |e| summed.add(&e));
+            counting.feed_counting(&fact, &mut counted, |_| {});
+        }
+        fed.finish(|e| summed.add(&e));
+        counting.finish(|e| counted.add(&e));
+        assert!(summed.pairs > 100 && summed.tools.len() > 50, "{}", summed.pairs);
+        assert_eq!(counted, summed);
     }
 
     #[test]

@@ -55,11 +55,6 @@ impl Name {
         (self.number != Name::UNNUMBERED).then_some(self.number as usize)
     }
 
-    /// Whether `self` and `other` are the same shared text (not only equal text).
-    pub(super) fn same_text(&self, other: &Arc<str>) -> bool {
-        Arc::ptr_eq(&self.text, other)
-    }
-
     /// The shared text.
     pub(super) fn text(&self) -> &Arc<str> {
         &self.text
@@ -272,6 +267,12 @@ impl Names {
         Some(n)
     }
 
+    /// The text numbered `number`, where it is kept.
+    #[inline]
+    pub(super) fn text(&self, number: u32) -> Option<&Arc<str>> {
+        self.names.get(number as usize)
+    }
+
     /// The [`Name`] numbered `number`.
     pub(super) fn name(&self, number: u32) -> Option<Name> {
         let text = self.names.get(number as usize)?.clone();
@@ -293,7 +294,7 @@ mod tests {
         assert_eq!(names.intern("tools/call"), Some(0));
         let a = names.name(0).unwrap();
         let b = names.name(0).unwrap();
-        assert!(a.same_text(b.text()));
+        assert!(Arc::ptr_eq(a.text(), b.text()));
         assert_eq!(a, "tools/call");
         assert_eq!(names.intern(&"x".repeat(MAX_INTERNED_LEN + 1)), None);
         for n in 0..limit {

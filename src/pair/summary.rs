@@ -120,12 +120,13 @@ impl Summary {
     pub fn add(&mut self, event: &Event<'_>) {
         match event {
             Event::Paired { request, response, latency } => {
-                self.pairs += 1;
-                let add = |stat: &mut Stat| stat.add(response.outcome, *latency);
-                self.methods.with(&request.method, add);
-                if let Some(tool) = &request.tool {
-                    self.tools.with(tool, add);
-                }
+                let tool = request.tool.as_ref().map(NameRef::of);
+                self.add_paired(
+                    Some(NameRef::of(&request.method)),
+                    tool,
+                    response.outcome,
+                    *latency,
+                );
             }
             Event::Orphan(response) => self.orphans.add(response.at),
             Event::Duplicate { at, .. } => self.duplicates.add(*at),
@@ -136,12 +137,34 @@ impl Summary {
                     Ending::TimedOut => self.timed_out += 1,
                     Ending::Finished => {}
                 }
-                self.unanswered.with(&request.method, |seen| seen.add(request.at));
+                self.unanswered.with(NameRef::of(&request.method), |seen| seen.add(request.at));
             }
             Event::Cancelled { request, .. } => self.cancelled.add(request.at),
             Event::StrayProgress(at) | Event::StrayCancel(at) => {
                 self.stray_notifications.add(*at);
             }
+        }
+    }
+
+    /// An answered request: counted under its method (the empty name when it has none) and
+    /// its tool. [`Summary::add`] of an [`Event::Paired`], and the matcher's count of a
+    /// pair it does not build ([`Pairing::feed_counting`](super::Pairing::feed_counting)).
+    #[inline]
+    pub(super) fn add_paired(
+        &mut self,
+        method: Option<NameRef<'_>>,
+        tool: Option<NameRef<'_>>,
+        outcome: Outcome<'_>,
+        latency: Option<Duration>,
+    ) {
+        self.pairs += 1;
+        let add = |stat: &mut Stat| stat.add(outcome, latency);
+        match method {
+            Some(method) => self.methods.with(method, add),
+            None => self.methods.with(NameRef::of(&Name::new("")), add),
+        }
+        if let Some(tool) = tool {
+            self.tools.with(tool, add);
         }
     }
 
@@ -176,15 +199,37 @@ impl<T> Default for Named<T> {
     }
 }
 
+/// A name as [`Named`] looks it up: its shared text, and the number a matcher gave it.
+/// Borrowed, so that a matcher can count a name where it keeps it, with no [`Name`] built.
+#[derive(Clone, Copy)]
+pub(super) struct NameRef<'a> {
+    text: &'a Arc<str>,
+    number: Option<usize>,
+}
+
+impl<'a> NameRef<'a> {
+    /// A name the matcher numbered `number`, its text as the matcher keeps it.
+    #[inline]
+    pub(super) fn numbered(text: &'a Arc<str>, number: u32) -> NameRef<'a> {
+        NameRef { text, number: Some(number as usize) }
+    }
+
+    /// A [`Name`].
+    #[inline]
+    pub(super) fn of(name: &'a Name) -> NameRef<'a> {
+        NameRef { text: name.text(), number: name.number() }
+    }
+}
+
 impl<T: Default> Named<T> {
     /// Runs `f` on the counts of `name`, or on those of [`OTHER`] once the table is full.
     /// Inlined: a name the matcher numbered is found by its number in a few instructions
     /// (an answered request counts twice, by method and by tool); the rest is out of line.
-    #[inline]
-    fn with(&mut self, name: &Name, f: impl FnOnce(&mut T)) {
-        let numbered = name.number().and_then(|n| self.by_number.get(n));
+    #[inline(always)]
+    fn with(&mut self, name: NameRef<'_>, f: impl FnOnce(&mut T)) {
+        let numbered = name.number.and_then(|n| self.by_number.get(n));
         if let Some((text, counts)) = numbered.and_then(|&at| self.entries.get_mut(at as usize)) {
-            if name.same_text(text) {
+            if Arc::ptr_eq(name.text, text) {
                 return f(counts);
             }
         }
@@ -195,13 +240,13 @@ impl<T: Default> Named<T> {
     /// from then on.
     #[cold]
     #[inline(never)]
-    fn with_by_text(&mut self, name: &Name, f: impl FnOnce(&mut T)) {
-        let number = name.number();
+    fn with_by_text(&mut self, name: NameRef<'_>, f: impl FnOnce(&mut T)) {
+        let number = name.number;
         let at = self.entry(name);
         if let (Some(number), Some((text, _))) = (number, self.entries.get_mut(at as usize)) {
             // From now on, found by its number.
-            if **text == **name {
-                *text = name.text().clone();
+            if **text == **name.text {
+                *text = name.text.clone();
                 if self.by_number.len() <= number {
                     self.by_number.resize(number + 1, u32::MAX);
                 }
@@ -216,11 +261,11 @@ impl<T: Default> Named<T> {
     }
 
     /// The entry of `name` (or of [`OTHER`], once full), found by its text or added.
-    fn entry(&mut self, name: &Name) -> u32 {
-        if let Some(&at) = self.by_text.get(&**name) {
+    fn entry(&mut self, name: NameRef<'_>) -> u32 {
+        if let Some(&at) = self.by_text.get(&**name.text) {
             return at;
         }
-        let text = if self.entries.len() < MAX_KEYS { name.text().clone() } else { OTHER.into() };
+        let text = if self.entries.len() < MAX_KEYS { name.text.clone() } else { OTHER.into() };
         if let Some(&at) = self.by_text.get(&text) {
             return at;
         }

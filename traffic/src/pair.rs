@@ -87,6 +87,14 @@ pub trait Report: Sync {
     fn prints_as_it_goes(&self) -> bool {
         false
     }
+
+    /// `false` when [`Report::event`] does nothing with [`Event::Paired`]: the matcher then
+    /// counts each answered request into the summary where it keeps it
+    /// ([`Pairing::feed_counting`]) instead of building it as an event, most of what a pair
+    /// costs. The summary is the same either way.
+    fn wants_pairs(&self) -> bool {
+        true
+    }
 }
 
 /// The pairing command, for [`crate::input::run`]: the matcher's settings and the product's
@@ -427,10 +435,14 @@ impl<R: Report> Pairs<R> {
     fn feed(&self, state: &mut State<R::Out>, fact: &mut Fact<'_>, label: Option<&[u8]>) {
         let State { pairing, summary, directions, out, .. } = state;
         fact.direction = directions.direction_of(fact, label);
-        pairing.feed(fact, |event| {
-            summary.add(&event);
-            self.report.event(&event, out);
-        });
+        if self.report.wants_pairs() {
+            pairing.feed(fact, |event| {
+                summary.add(&event);
+                self.report.event(&event, out);
+            });
+        } else {
+            pairing.feed_counting(fact, summary, |event| self.report.event(event, out));
+        }
     }
 
     /// Feeds a block's records in input order; lines of records counted from 1 at the
