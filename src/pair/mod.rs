@@ -9,7 +9,9 @@
 //! request times out) the requests never answered ([`Event::Unanswered`],
 //! [`Event::Cancelled`]). Every event about a request names its tool ([`Event::tool`]). A
 //! [`Summary`] adds the events up per method and per tool, with latency percentiles at most
-//! 1/128 above the true value ([`Latency`]).
+//! 1/128 above the true value ([`Latency`]); a caller that wants only the counts of pairs
+//! feeds with [`Pairing::feed_counting`], which counts each answered request without
+//! building it.
 //!
 //! ```
 //! use rpcscan::pair::{Event, Fact, Pairing, Position, Summary};

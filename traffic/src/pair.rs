@@ -7,7 +7,9 @@
 //! progress keys, position, parsed timestamp, direction label) into a per-block arena (one
 //! allocation per block, not per message); the blocks are merged in input order on the
 //! writer's thread, which feeds the facts to the one sequential matcher and hands each
-//! event it settles to the [`Report`]. Framed streams (Content-Length, SSE, json-seq) are
+//! event it settles to the [`Report`] (a report that does nothing with pairs, as
+//! [`Report::wants_pairs`] says, gets the other events only: the matcher counts each pair
+//! into the summary without building it). Framed streams (Content-Length, SSE, json-seq) are
 //! decoded in order on that thread already, and feed it directly.
 //!
 //! The run's logs (`Source::stream`: the files of one rotated log are one; other files and
