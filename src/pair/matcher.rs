@@ -608,7 +608,7 @@ mod tests {
     }
 
     /// Pairs counted where they are add up as the events do, names the matcher keeps out of
-    /// its table (long ones, past its bound) and past the summary's bound included.
+    /// its table (long ones, past its bound) included.
     #[test]
     fn counted_pairs_sum_as_events() {
         // Few in flight: evictions too.
@@ -651,7 +651,9 @@ mod tests {
         }
         fed.finish(|e| summed.add(&e));
         counting.finish(|e| counted.add(&e));
-        assert!(summed.pairs > 100 && summed.tools.len() > 50, "{}", summed.pairs);
+        // The log had pairs, and many tools.
+        let lines = names as u64 * 3;
+        assert!(summed.pairs > lines / 10 && summed.tools.len() > names / 8, "{summed:?}");
         assert_eq!(counted, summed);
     }
 
