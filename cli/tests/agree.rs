@@ -116,3 +116,62 @@ fn the_cli_gives_the_expected_answers() {
     }
     assert_eq!(all, want);
 }
+
+/// The text report counts pairs without building them (`Pairing::feed_counting`); `--json`
+/// builds and lists every one. Both must count the same: per log, the pairs, and per method
+/// and per tool the answered requests and their errors.
+#[test]
+fn the_text_report_counts_the_pairs_the_json_lists() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(dir().join("cases.json")).unwrap()).unwrap();
+    for case in &cases {
+        let name = case["name"].as_str().unwrap();
+        let path = dir().join(case["file"].as_str().unwrap()).to_str().unwrap().to_owned();
+        let mut args = vec!["pair".to_owned(), "--json".to_owned()];
+        args.extend(options(case));
+        args.push(path.clone());
+        // (table, name) → [answered, errors], from the listed pairs.
+        let mut listed = std::collections::BTreeMap::<(&str, String), [u64; 2]>::new();
+        let json = rpcscan(&args);
+        for event in json.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()) {
+            if event["event"] != "pair" {
+                continue;
+            }
+            let error = u64::from(event["outcome"] == "error");
+            let mut tables = vec![("method", event["method"].as_str().unwrap().to_owned())];
+            if let Some(tool) = event["tool"].as_str() {
+                tables.push(("tool", tool.to_owned()));
+            }
+            for key in tables {
+                let counts = listed.entry(key).or_default();
+                counts[0] += 1;
+                counts[1] += error;
+            }
+        }
+        args.remove(1);
+        let text = rpcscan(&args);
+        // The text report's `method` and `tool` tables: NAME COUNT ERRORS [CODES].
+        let mut counted = std::collections::BTreeMap::new();
+        let mut table = None;
+        let mut pairs = None;
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["pairs", n] => pairs = n.parse::<u64>().ok(),
+                ["method", "count", ..] => table = Some("method"),
+                ["tool", "count", ..] => table = Some("tool"),
+                [] => table = None,
+                [name, count, errors, ..] if table.is_some() => {
+                    let key = (table.unwrap(), (*name).to_owned());
+                    counted.insert(key, [count.parse().unwrap(), errors.parse().unwrap()]);
+                }
+                _ => {}
+            }
+        }
+        let total: u64 =
+            listed.iter().filter(|((t, _), _)| *t == "method").map(|(_, [n, _])| n).sum();
+        assert_eq!(pairs, Some(total), "{name}: pairs\n{text}");
+        assert!(total > 0 || listed.is_empty(), "{name}");
+        assert_eq!(counted, listed, "{name}: per method and tool\n{text}");
+    }
+}
