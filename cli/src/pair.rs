@@ -118,13 +118,13 @@ struct Printer {
 impl Report for Printer {
     type Out = Vec<u8>;
 
-    /// Appends an event's line, if this run prints it.
     /// Pairs are printed only as JSON lines (`--json` without `--unanswered`); the text
     /// report counts them.
     fn wants_pairs(&self) -> bool {
         self.json && !self.only_unanswered
     }
 
+    /// Appends an event's line, if this run prints it.
     fn event(&self, event: &Event<'_>, out: &mut Vec<u8>) {
         let unanswered = matches!(event, Event::Unanswered { .. });
         if self.only_unanswered && !unanswered {

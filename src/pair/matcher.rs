@@ -274,10 +274,7 @@ impl Pairing {
         }
         match found.and_then(|at| self.remove_popped(at)) {
             Some(request) => {
-                let latency = match (request.time, fact.time) {
-                    (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
-                    _ => None,
-                };
+                let latency = latency(request.time, fact.time);
                 sink.event(Event::Paired { request, response, latency });
             }
             None => sink.event(Event::Orphan(response)),
@@ -352,10 +349,7 @@ impl Pairing {
             let rare = cold.rare.as_deref();
             let method = name_ref(names, cold.method, rare.and_then(|r| r.method.as_ref()));
             let tool = name_ref(names, cold.tool, rare.and_then(|r| r.tool.as_ref()));
-            let latency = match (cold.time, response.time) {
-                (Some(sent), Some(seen)) => Some(seen.saturating_sub(sent)),
-                _ => None,
-            };
+            let latency = latency(cold.time, response.time);
             summary.add_paired(method, tool, response.outcome, latency);
         })
     }
@@ -390,6 +384,13 @@ impl Pairing {
             }
         })
     }
+}
+
+/// A pair's latency, when both times are known (a response logged before its request, by
+/// a clock that stepped back, gets zero).
+#[inline]
+fn latency(sent: Option<Duration>, seen: Option<Duration>) -> Option<Duration> {
+    Some(seen?.saturating_sub(sent?))
 }
 
 /// A request's name: numbered `number`, else kept apart (`kept`), as [`Pairing::take`]
